@@ -1,0 +1,22 @@
+# Two entry points: `make run` (the Slack bot) and `make test` (the whole suite).
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+.PHONY: install run test bench
+install: $(VENV)/.installed
+
+run: install
+	@echo "flower-bot is not built yet (issue 5): there is no Slack bot to run." >&2; exit 2
+
+test: install
+	$(PY) -m pytest -n 2 -q
+
+bench: install
+	$(PY) -m bench

@@ -1,0 +1,19 @@
+"""Shared test setup: a clean environment per test and the offline model fixtures."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+pytest_plugins = ["engine.testing.pytest_plugin"]
+
+_LEAKY_PREFIXES = ("SLACK_", "ANTHROPIC_", "CLAUDE", "FLOWER_")
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch):
+    """Nothing from the developer's shell (tokens, base URLs, CLAUDE* settings) reaches a test."""
+    for name in list(os.environ):
+        if name.startswith(_LEAKY_PREFIXES):
+            monkeypatch.delenv(name, raising=False)
