@@ -1,0 +1,119 @@
+"""What people and other apps do in the fake workspace: each builder stores the message and returns its event."""
+
+from __future__ import annotations
+
+from bot.testing import payloads
+from bot.testing.errors import FakeSlackError
+from bot.testing.messages import Message, MessageStore, Upload
+from bot.testing.workspace import Channel
+
+
+class Actors:
+    """Builders of realistic events; the messages they describe become part of the fake's history.
+
+    So `conversations.replies` shows a thread as Slack would: the bot's posts and the people's messages.
+    """
+
+    def __init__(self, store: MessageStore) -> None:
+        self.store = store
+        self.workspace = store.workspace
+
+    def _channel(self, ref: str) -> Channel:
+        found = self.store.channel(ref)
+        if found is None:
+            known = ", ".join(f"{c.id} (#{c.name})" for c in self.workspace.channels)
+            raise FakeSlackError(f"unknown channel {ref!r}; use one of {known} or configure Workspace(channels=...)")
+        return found
+
+    def _user(self, user: str | None) -> str:
+        user_id = user or self.workspace.default_user
+        if self.workspace.user(user_id) is None:
+            known = ", ".join(u.id for u in self.workspace.users)
+            raise FakeSlackError(f"unknown user {user_id!r}; use one of {known} or configure Workspace(users=...)")
+        return user_id
+
+    def _existing(self, channel: Channel, ts: str) -> Message:
+        found = self.store.get(channel.id, ts)
+        if found is None:
+            raise FakeSlackError(f"no message at ts {ts!r} in {channel.id}; post or inject it first")
+        return found
+
+    def _event(self, message: Message, channel: Channel, event_type: str = "message") -> dict:
+        kind = "im" if channel.user else "group" if channel.is_private else "channel"
+        return payloads.message_event(
+            self.workspace, channel=channel.id, ts=message.ts, text=message.text, user=message.user,
+            event_type=event_type, thread_ts=message.thread_ts, subtype=message.subtype, bot_id=message.bot_id,
+            files=message.files, channel_type=kind,
+        )  # fmt: skip
+
+    def _new(self, channel: str, text: str, *, user: str | None, thread_ts: str | None, **extra) -> tuple[Message, Channel]:
+        where = self._channel(channel)
+        message = Message(where.id, self.store.next_ts(), text, user, thread_ts=thread_ts, **extra)
+        return self.store.add(message), where
+
+    def mention(self, channel: str, text: str, *, user: str | None = None, thread_ts: str | None = None) -> dict:
+        """A person's `app_mention` (top level, or in `thread_ts`); `<@BOT>` is prefixed unless present."""
+        tag = f"<@{self.workspace.bot_user_id}>"
+        text = text if tag in text else f"{tag} {text}"
+        message, where = self._new(channel, text, user=self._user(user), thread_ts=thread_ts)
+        return self._event(message, where, "app_mention")
+
+    def user_message(self, channel: str, text: str, *, user: str | None = None, thread_ts: str | None = None) -> dict:
+        """A person's plain `message` (no subtype), top level or as a reply in `thread_ts`."""
+        message, where = self._new(channel, text, user=self._user(user), thread_ts=thread_ts)
+        return self._event(message, where)
+
+    def thread_mention(self, channel: str, thread_ts: str, text: str, *, user: str | None = None) -> tuple[dict, dict]:
+        """A mention inside a thread as Slack delivers it: an `app_mention` AND a `message`, same ts."""
+        mention = self.mention(channel, text, user=user, thread_ts=thread_ts)
+        where = self._channel(channel)
+        return mention, self._event(self._existing(where, mention["ts"]), where)
+
+    def message_changed(self, channel: str, ts: str, text: str) -> dict:
+        """An edit of the message at `ts` (a person's or the bot's): `message_changed`, hidden."""
+        where = self._channel(channel)
+        message = self._existing(where, ts)
+        previous = self.store.to_api(message)
+        message.text = text
+        message.edited = {"user": message.user or message.bot_id, "ts": self.store.next_ts()}
+        return self._hidden(where, "message_changed", message=self.store.to_api(message), previous_message=previous)
+
+    def message_deleted(self, channel: str, ts: str) -> dict:
+        """A deletion of the message at `ts`: `message_deleted`, hidden, with `deleted_ts`."""
+        where = self._channel(channel)
+        message = self._existing(where, ts)
+        previous = self.store.to_api(message)
+        message.deleted = True
+        return self._hidden(where, "message_deleted", deleted_ts=ts, previous_message=previous)
+
+    def _hidden(self, where: Channel, subtype: str, **fields) -> dict:
+        ts = self.store.next_ts()
+        kind = "im" if where.user else "group" if where.is_private else "channel"
+        event = {"type": "message", "subtype": subtype, "hidden": True, "channel": where.id, "ts": ts, "event_ts": ts}
+        return event | fields | {"channel_type": kind}
+
+    def bot_message(self, channel: str, text: str, *, bot_id: str = "B0OTHER", thread_ts: str | None = None) -> dict:
+        """Another app's message: `subtype: bot_message` with its `bot_id` and no user."""
+        message, where = self._new(channel, text, user=None, thread_ts=thread_ts, bot_id=bot_id, subtype="bot_message")
+        return self._event(message, where)
+
+    def own_message(self, channel: str, ts: str) -> dict:
+        """The `message` event Slack echoes for the bot's own post at `ts` (user and bot_id are the bot's)."""
+        where = self._channel(channel)
+        message = self._existing(where, ts)
+        if message.bot_id != self.workspace.bot_id:
+            raise FakeSlackError(f"the message at {ts} in {where.id} was not posted by the bot; use user_message()")
+        return self._event(message, where)
+
+    def file_share(
+        self, channel: str, *, user: str | None = None, text: str = "", thread_ts: str | None = None,
+        filename: str = "notes.txt", content: bytes = b"hello\n",
+    ) -> dict:  # fmt: skip
+        """A person's file upload: `subtype: file_share` with a `files` list (the bytes stay in the fake)."""
+        upload = Upload(self.store.next_id("F"), filename, len(content), content)
+        self.store.uploads[upload.id] = upload
+        message, where = self._new(
+            channel, text, user=self._user(user), thread_ts=thread_ts, subtype="file_share", files=[upload.to_api()]
+        )
+        upload.channel, upload.thread_ts = where.id, message.thread_ts
+        return self._event(message, where)

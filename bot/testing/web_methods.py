@@ -1,0 +1,262 @@
+"""What each Web API method does to the fake's state, and what it answers (errors raise ApiError)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from bot.testing.limits import ApiError, check_message, parse_json_field
+from bot.testing.messages import Message, MessageStore, Upload
+from bot.testing.workspace import Channel
+
+APP_TOKEN_METHODS = {"apps.connections.open"}  # an xapp- token may call only these
+
+
+class WebMethods:
+    """The fake's Web API methods: `call()` returns the response dict or raises ApiError."""
+
+    def __init__(self, store: MessageStore, *, origin: Callable[[], str], socket_url: Callable[[], str]) -> None:
+        self.store = store
+        self.ws = store.workspace
+        self._origin = origin
+        self._socket_url = socket_url
+        self.ephemerals: list[dict] = []  # chat.postEphemeral messages: seen by one person, never in history
+        self._handlers: dict[str, Callable[[dict], dict]] = {
+            "auth.test": self._auth_test,
+            "apps.connections.open": lambda a: {"ok": True, "url": self._socket_url()},
+            "chat.postMessage": self._post_message,
+            "chat.update": self._update,
+            "chat.delete": self._delete,
+            "chat.postEphemeral": self._post_ephemeral,
+            "chat.getPermalink": self._permalink,
+            "reactions.add": self._reaction_add,
+            "reactions.remove": self._reaction_remove,
+            "conversations.replies": self._replies,
+            "conversations.history": self._history,
+            "conversations.info": lambda a: {"ok": True, "channel": self._channel(a, "channel").to_api()},
+            "conversations.open": self._open,
+            "users.info": self._user_info,
+            "files.getUploadURLExternal": self._upload_url,
+            "files.completeUploadExternal": self._complete_upload,
+            "views.open": self._view,
+            "views.publish": self._view,
+            "views.update": self._view,
+            "views.push": self._view,
+        }
+
+    def call(self, method: str, args: dict[str, Any], token: str | None) -> dict:
+        """Authenticate `token`, run `method` with `args`; raise ApiError for any refusal."""
+        if method not in self._handlers:
+            raise ApiError("unknown_method")
+        if not token:
+            raise ApiError("not_authed")
+        if token not in (self.ws.bot_token, self.ws.app_token):
+            raise ApiError("invalid_auth")
+        if (token == self.ws.app_token) != (method in APP_TOKEN_METHODS):
+            raise ApiError("not_allowed_token_type")
+        return self._handlers[method](args)
+
+    # --- lookups -------------------------------------------------------------------------
+
+    def _channel(self, args: dict, key: str) -> Channel:
+        found = self.store.channel(str(args.get(key) or ""))
+        if found is None:
+            raise ApiError("channel_not_found")
+        return found
+
+    def _message(self, channel: Channel, ts: object) -> Message:
+        found = self.store.get(channel.id, str(ts or ""))
+        if found is None:
+            raise ApiError("message_not_found")
+        return found
+
+    # --- methods ---------------------------------------------------------------------------
+
+    def _auth_test(self, args: dict) -> dict:
+        return {
+            "ok": True,
+            "url": f"https://{self.ws.team_domain}.slack.com/",
+            "team": self.ws.team_name,
+            "user": self.ws.bot_name,
+            "team_id": self.ws.team_id,
+            "user_id": self.ws.bot_user_id,
+            "bot_id": self.ws.bot_id,
+            "is_enterprise_install": False,
+        }
+
+    def blocks_arg(self, args: dict) -> list | None:
+        """The blocks argument, parsed; blocks without a block_id get one, as Slack assigns them."""
+        blocks = parse_json_field(args.get("blocks"), name="blocks")
+        if isinstance(blocks, list):
+            blocks = [
+                b | {"block_id": self.store.next_id("b")} if isinstance(b, dict) and "block_id" not in b else b
+                for b in blocks
+            ]
+        return blocks
+
+    def _post_message(self, args: dict) -> dict:
+        channel = self._channel(args, "channel")
+        blocks = self.blocks_arg(args)
+        check_message(args.get("text"), blocks or args.get("attachments"))
+        message = self.store.add(
+            Message(
+                channel=channel.id,
+                ts=self.store.next_ts(),
+                text=str(args.get("text") or ""),
+                user=self.ws.bot_user_id,
+                bot_id=self.ws.bot_id,
+                app_id=self.ws.app_id,
+                blocks=blocks,
+                thread_ts=str(args["thread_ts"]) if args.get("thread_ts") else None,
+                metadata=parse_json_field(args.get("metadata"), name="metadata"),
+                reply_broadcast=str(args.get("reply_broadcast")).lower() in ("true", "1"),
+            )
+        )
+        return {"ok": True, "channel": channel.id, "ts": message.ts, "message": self.store.to_api(message)}
+
+    def _update(self, args: dict) -> dict:
+        channel = self._channel(args, "channel")
+        message = self._message(channel, args.get("ts"))
+        if message.bot_id != self.ws.bot_id:
+            raise ApiError("cant_update_message")
+        blocks = self.blocks_arg(args)
+        check_message(args.get("text"), blocks if blocks is not None else message.blocks)
+        if args.get("text") is not None:
+            message.text = str(args["text"])
+        if blocks is not None:  # Slack keeps the old blocks unless blocks is given ([] clears them)
+            message.blocks = blocks or None
+        message.edited = {"user": self.ws.bot_user_id, "ts": self.store.next_ts()}
+        return {
+            "ok": True,
+            "channel": channel.id,
+            "ts": message.ts,
+            "text": message.text,
+            "message": self.store.to_api(message),
+        }
+
+    def _delete(self, args: dict) -> dict:
+        channel = self._channel(args, "channel")
+        message = self._message(channel, args.get("ts"))
+        if message.bot_id != self.ws.bot_id:
+            raise ApiError("cant_delete_message")
+        message.deleted = True
+        return {"ok": True, "channel": channel.id, "ts": message.ts}
+
+    def _post_ephemeral(self, args: dict) -> dict:
+        channel = self._channel(args, "channel")
+        if self.ws.user(str(args.get("user") or "")) is None:
+            raise ApiError("user_not_found")
+        blocks = parse_json_field(args.get("blocks"), name="blocks")
+        check_message(args.get("text"), blocks)
+        ts = self.store.next_ts()
+        self.ephemerals.append(
+            {"channel": channel.id, "user": args["user"], "ts": ts, "text": args.get("text"), "blocks": blocks}
+            | ({"thread_ts": args["thread_ts"]} if args.get("thread_ts") else {})
+        )
+        return {"ok": True, "message_ts": ts}
+
+    def _permalink(self, args: dict) -> dict:
+        channel = self._channel(args, "channel")
+        message = self._message(channel, args.get("message_ts"))
+        link = f"https://{self.ws.team_domain}.slack.com/archives/{channel.id}/p{message.ts.replace('.', '')}"
+        if message.is_reply:
+            link += f"?thread_ts={message.thread_ts}&cid={channel.id}"
+        return {"ok": True, "channel": channel.id, "permalink": link}
+
+    def _reaction_add(self, args: dict) -> dict:
+        message = self._message(self._channel(args, "channel"), args.get("timestamp"))
+        users = message.reactions.setdefault(str(args.get("name") or ""), [])
+        if self.ws.bot_user_id in users:
+            raise ApiError("already_reacted")
+        users.append(self.ws.bot_user_id)
+        return {"ok": True}
+
+    def _reaction_remove(self, args: dict) -> dict:
+        message = self._message(self._channel(args, "channel"), args.get("timestamp"))
+        users = message.reactions.get(str(args.get("name") or ""), [])
+        if self.ws.bot_user_id not in users:
+            raise ApiError("no_reaction")
+        users.remove(self.ws.bot_user_id)
+        message.reactions = {name: who for name, who in message.reactions.items() if who}
+        return {"ok": True}
+
+    def _replies(self, args: dict) -> dict:
+        channel = self._channel(args, "channel")
+        thread = self.store.thread(channel.id, str(args.get("ts") or ""))
+        if not thread:
+            raise ApiError("thread_not_found")
+        return _page([self.store.to_api(m) for m in thread], args, default_limit=1000)
+
+    def _history(self, args: dict) -> dict:
+        channel = self._channel(args, "channel")
+        newest_first = [self.store.to_api(m) for m in reversed(self.store.top_level(channel.id))]
+        return _page(newest_first, args, default_limit=100)
+
+    def _open(self, args: dict) -> dict:
+        users = [u for u in str(args.get("users") or "").split(",") if u]
+        if len(users) != 1 or self.ws.user(users[0]) is None:
+            raise ApiError("user_not_found")
+        return {"ok": True, "channel": self.store.open_dm(users[0]).to_api()}
+
+    def _user_info(self, args: dict) -> dict:
+        user = self.ws.user(str(args.get("user") or ""))
+        if user is None:
+            raise ApiError("user_not_found")
+        return {"ok": True, "user": user.to_api(self.ws.team_id)}
+
+    def _upload_url(self, args: dict) -> dict:
+        if not args.get("filename") or not str(args.get("length") or "").isdigit():
+            raise ApiError("invalid_arguments")
+        upload = Upload(self.store.next_id("F"), str(args["filename"]), int(args["length"]))
+        self.store.uploads[upload.id] = upload
+        return {"ok": True, "upload_url": f"{self._origin()}/upload/{upload.id}", "file_id": upload.id}
+
+    def _complete_upload(self, args: dict) -> dict:
+        wanted = parse_json_field(args.get("files"), name="files")
+        if not isinstance(wanted, list) or not wanted:
+            raise ApiError("invalid_arguments")
+        uploads = []
+        for item in wanted:
+            upload = self.store.uploads.get(str(item.get("id")))
+            if upload is None or upload.content is None:
+                raise ApiError("file_not_found")
+            upload.title = item.get("title") or upload.filename
+            uploads.append(upload)
+        if args.get("channel_id"):
+            channel = self._channel(args, "channel_id")
+            message = self.store.add(
+                Message(
+                    channel=channel.id,
+                    ts=self.store.next_ts(),
+                    text=str(args.get("initial_comment") or ""),
+                    user=self.ws.bot_user_id,
+                    bot_id=self.ws.bot_id,
+                    app_id=self.ws.app_id,
+                    thread_ts=str(args["thread_ts"]) if args.get("thread_ts") else None,
+                    files=[u.to_api() for u in uploads],
+                )
+            )
+            for upload in uploads:
+                upload.channel, upload.thread_ts = channel.id, message.thread_ts
+        return {"ok": True, "files": [u.to_api() for u in uploads]}
+
+    def _view(self, args: dict) -> dict:
+        view = parse_json_field(args.get("view"), name="view")
+        if not isinstance(view, dict) or len(view.get("blocks") or []) > 100:
+            raise ApiError("invalid_arguments")
+        return {"ok": True, "view": {"id": self.store.next_id("V"), "team_id": self.ws.team_id, **view}}
+
+
+def _page(items: list[dict], args: dict, *, default_limit: int) -> dict:
+    """One page of `items` by Slack's cursor pagination (`limit`, `cursor` -> `next_cursor`)."""
+    cursor = str(args.get("cursor") or "next:0").removeprefix("next:")
+    if not cursor.isdigit() or not str(args.get("limit") or default_limit).isdigit():
+        raise ApiError("invalid_cursor" if not cursor.isdigit() else "invalid_limit")
+    start, limit = int(cursor), int(args.get("limit") or default_limit)
+    page = items[start : start + limit]
+    more = start + limit < len(items)
+    return {
+        "ok": True,
+        "messages": page,
+        "has_more": more,
+        "response_metadata": {"next_cursor": f"next:{start + limit}" if more else ""},
+    }

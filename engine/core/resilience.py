@@ -1,0 +1,141 @@
+"""Resilience: tell failures to wait out from failures to stop on, and wait for the network.
+
+A run of several hours loses the network at some point. The engine then hangs on, probing the
+model endpoint with DNS + TCP only (no HTTP, no credentials, no cost), and resumes the same
+session with a prompt that carries no error detail: the model needs to know "you were
+interrupted, continue", not whether it was ENOTFOUND or a 503.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import urlsplit
+
+FailureKind = Literal["transient", "fatal", "unknown"]
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+
+RESUME_PROMPT = (
+    "上一轮在中途被打断,没有做完。先看看工作台里已经记下了什么,从中断的地方接着做,不要从头再来。"
+)
+
+# Checked BEFORE the transient patterns: a 401 text often contains the word "connection", and
+# with the order reversed the run would wait forever for a key that will never work.
+_FATAL = re.compile(
+    r"authentication|unauthori[sz]ed|\b401\b|\b403\b|forbidden|invalid[ _-]?api[ _-]?key|"
+    r"invalid x-api-key|permission[ _-]denied|billing|credit balance|insufficient[ _-]quota|"
+    r"model.{0,40}not[ _-]found|not_found_error|invalid_request|\b400\b|bad request|"
+    r"oauth token|account.{0,30}(disabled|suspended)",
+    re.IGNORECASE,
+)
+_TRANSIENT = re.compile(
+    r"overloaded|\b529\b|\b503\b|\b502\b|\b504\b|\b500\b|\b429\b|rate[ _-]?limit|too many requests|"
+    r"server[ _-]error|api_error|internal server|bad gateway|service unavailable|gateway timeout|"
+    r"timed? ?out|timeout|connection|connect|network|socket|ECONNRESET|ECONNREFUSED|ENOTFOUND|"
+    r"EAI_AGAIN|ETIMEDOUT|EPIPE|fetch failed|can't reach|cannot reach|unreachable|"
+    r"stream (?:ended|closed|error)|premature|terminated|dns",
+    re.IGNORECASE,
+)
+
+
+def classify(text: str) -> FailureKind:
+    """Classify an error text: ``"fatal"`` (stop), ``"transient"`` (wait, retry), or ``"unknown"``.
+
+    Fatal patterns are tested first (see ``_FATAL``). Empty text is ``"unknown"``.
+    """
+    if not text:
+        return "unknown"
+    if _FATAL.search(text):
+        return "fatal"
+    if _TRANSIENT.search(text):
+        return "transient"
+    return "unknown"
+
+
+def endpoint(base_url: str | None = None) -> tuple[str, int]:
+    """The (host, port) to probe: ``ANTHROPIC_BASE_URL`` or the public API; 443, or 80 for http.
+
+    With a gateway of your own the gateway must be probed: api.anthropic.com being reachable
+    says nothing about it.
+    """
+    url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
+    parts = urlsplit(url if "://" in url else f"https://{url}")
+    port = parts.port or (80 if parts.scheme == "http" else 443)
+    return parts.hostname or "api.anthropic.com", port
+
+
+def reachable(host: str, port: int, timeout: float = 5.0) -> bool:
+    """DNS lookup plus one TCP handshake; any exception means unreachable. Sends no bytes."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        family, socktype, proto, _, addr = infos[0]
+        with socket.socket(family, socktype, proto) as s:
+            s.settimeout(timeout)
+            s.connect(addr)
+        return True
+    except Exception:  # the probe's whole contract: every failure is "unreachable"
+        return False
+
+
+@dataclass
+class Resilience:
+    """Retry policy for one step: attempts, backoff with jitter, and waiting for the network.
+
+    ``max_attempts`` counts the first attempt. The backoff for attempt n (1-based) is
+    ``min(base_delay * 2**(n-1), max_delay)`` times a jitter of ±25%. ``wait_online`` probes
+    every ``probe_interval`` seconds for at most ``max_offline_wait`` seconds.
+    """
+
+    enabled: bool = True
+    max_attempts: int = 6
+    base_delay: float = 4.0
+    max_delay: float = 120.0
+    probe_timeout: float = 5.0
+    probe_interval: float = 15.0
+    max_offline_wait: float = 3600.0
+    retry_unknown: bool = True
+    resume_prompt: str = RESUME_PROMPT
+
+    def classify(self, text: str) -> FailureKind:
+        """See the module-level ``classify``."""
+        return classify(text)
+
+    def should_retry(self, text: str) -> bool:
+        """Retry transient failures, and unknown ones when ``retry_unknown``; never fatal ones."""
+        kind = classify(text)
+        return kind == "transient" or (kind == "unknown" and self.retry_unknown)
+
+    def delay_for(self, attempt: int) -> float:
+        """Seconds to sleep after failed attempt number ``attempt`` (1-based)."""
+        base = min(self.base_delay * 2 ** max(0, attempt - 1), self.max_delay)
+        return base * random.uniform(0.75, 1.25)
+
+    async def wait_online(
+        self,
+        *,
+        base_url: str | None = None,
+        on_wait: Callable[[str, int, float], None] | None = None,
+    ) -> bool:
+        """Block until the endpoint accepts a TCP connection; False after ``max_offline_wait``.
+
+        ``on_wait(host, port, waited_s)`` is called before each sleep while offline.
+        """
+        host, port = endpoint(base_url)
+        started = time.monotonic()
+        while True:
+            if await asyncio.to_thread(reachable, host, port, self.probe_timeout):
+                return True
+            waited = time.monotonic() - started
+            if waited >= self.max_offline_wait:
+                return False
+            if on_wait is not None:
+                on_wait(host, port, waited)
+            await asyncio.sleep(min(self.probe_interval, self.max_offline_wait - waited))

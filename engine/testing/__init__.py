@@ -1,0 +1,107 @@
+"""The offline test kit: a fake Anthropic Messages API for running the real Claude Code CLI.
+
+Shipped with the package so users can test their own workflows offline::
+
+    from engine.testing import FakeModel, offline_env, text, tool_use, prompt_contains
+
+    with FakeModel() as fm:
+        fm.rule(tool_use("Bash", {"command": "ls"}), text("done"), when=prompt_contains("list"))
+        options = ClaudeAgentOptions(env=offline_env(fm.base_url, config_dir), ...)
+
+In pytest, the ``fake_model`` fixture (``engine.testing.pytest_plugin``) does the setup.
+"""
+
+from engine.testing.conversation import assistant_turns, offered_tools, prompt_text, system_text, tool_results
+from engine.testing.env import FAKE_API_KEY, offline_env
+from engine.testing.errors import FakeModelError
+from engine.testing.fake_model import FakeModel, estimate_tokens
+from engine.testing.faults import (
+    CutStream,
+    Delay,
+    Fault,
+    Hold,
+    HttpError,
+    StreamError,
+    cut_stream,
+    delay,
+    hold,
+    http_error,
+    overloaded,
+    prompt_too_long,
+    rate_limited,
+    stream_error,
+    unauthorized,
+)
+from engine.testing.match import (
+    Match,
+    all_of,
+    any_of,
+    compaction,
+    has_tool_result,
+    last_is_tool_result,
+    last_user_contains,
+    mentions,
+    offers_tool,
+    prompt_contains,
+    system_contains,
+    turn,
+    where,
+)
+from engine.testing.recorded import RecordedRequest, shown
+from engine.testing.replies import Reply, reply, text, tool_use
+from engine.testing.rules import Rule, Sequencing
+
+__all__ = [
+    # the server
+    "FakeModel",
+    "FakeModelError",
+    "RecordedRequest",
+    "Rule",
+    "Sequencing",
+    "estimate_tokens",
+    # environment
+    "offline_env",
+    "FAKE_API_KEY",
+    # replies
+    "Reply",
+    "text",
+    "tool_use",
+    "reply",
+    # matchers
+    "Match",
+    "system_contains",
+    "prompt_contains",
+    "last_user_contains",
+    "mentions",
+    "offers_tool",
+    "has_tool_result",
+    "last_is_tool_result",
+    "turn",
+    "where",
+    "all_of",
+    "any_of",
+    "compaction",
+    # faults
+    "Fault",
+    "HttpError",
+    "CutStream",
+    "StreamError",
+    "Delay",
+    "Hold",
+    "overloaded",
+    "rate_limited",
+    "unauthorized",
+    "prompt_too_long",
+    "http_error",
+    "cut_stream",
+    "stream_error",
+    "delay",
+    "hold",
+    # reading requests
+    "shown",
+    "system_text",
+    "prompt_text",
+    "tool_results",
+    "offered_tools",
+    "assistant_turns",
+]

@@ -1,0 +1,330 @@
+"""A fake Anthropic Messages API for running the real Claude Code CLI offline.
+
+Point the CLI at it with ``ANTHROPIC_BASE_URL`` (see ``engine.testing.env.offline_env``). It
+streams scripted replies chosen by rules (``engine.testing.rules``), injects faults
+(``engine.testing.faults``) and records every request with its full JSON body.
+
+The server runs in its own thread with its own event loop, so it serves the CLI the same way
+whether the test is async, synchronous, or waits on a subprocess.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+import uuid
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from aiohttp import web
+
+from engine.testing import sse
+from engine.testing.env import offline_env
+from engine.testing.errors import FakeModelError
+from engine.testing.faults import CutStream, Delay, Fault, Hold, HttpError, StreamError
+from engine.testing.recorded import RecordedRequest
+from engine.testing.replies import Reply
+from engine.testing.requests_log import RequestLog
+from engine.testing.rules import Condition, Rule, Sequencing, select, to_match
+
+START_TIMEOUT = 30  # seconds to bind the port; far above the usual few milliseconds
+
+
+def estimate_tokens(body: Any) -> int:
+    """A rough input token count for a request body: four characters a token."""
+    return max(1, len(json.dumps(body, ensure_ascii=False)) // 4)
+
+
+class FakeModel(RequestLog):
+    """The fake Messages API server: rules in, SSE out, every request recorded.
+
+    Use as a context manager (``with FakeModel() as fm:``) or call ``start()``/``close()``.
+    ``default`` answers requests no rule matches; without it they get HTTP 400 with a message
+    naming the request, and are listed in ``unmatched``.
+    """
+
+    def __init__(self, *, default: Reply | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
+        super().__init__()
+        self.default = default
+        self.host = host
+        self.port = port
+        self._rules: list[Rule] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._runner: web.ServerRunner | None = None
+        self._ids = 0
+        self.env: dict[str, str] = {}
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def start(self) -> FakeModel:
+        """Start serving on ``host``:``port`` (0 picks a free port); returns self."""
+        if self._thread is not None:
+            return self
+        ready = threading.Event()
+        self._thread = threading.Thread(target=self._run_loop, args=(ready,), name="fake-model", daemon=True)
+        self._thread.start()
+        if not ready.wait(START_TIMEOUT):
+            raise FakeModelError(f"the fake model did not start within {START_TIMEOUT}s")
+        self._call(self._listen())
+        return self
+
+    def close(self) -> None:
+        """Stop serving and end the server thread. Held requests are dropped. Idempotent."""
+        if self._loop is None or self._thread is None:
+            return
+        self._call(self._unlisten())
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(START_TIMEOUT)
+        self._thread = None
+        self._loop = None
+
+    def __enter__(self) -> FakeModel:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def base_url(self) -> str:
+        """The URL to put in ``ANTHROPIC_BASE_URL``."""
+        return f"http://{self.host}:{self.port}"
+
+    def offline_env(self, config_dir: str | os.PathLike[str]) -> dict[str, str]:
+        """The offline environment for this server (``engine.testing.env.offline_env``); kept in ``env``."""
+        self.env = offline_env(self.base_url, config_dir)
+        return dict(self.env)
+
+    def go_offline(self) -> None:
+        """Stop listening and drop open connections: the CLI now gets "connection refused"."""
+        self._call(self._unlisten())
+
+    def go_online(self) -> None:
+        """Listen again on the same port as before ``go_offline()``."""
+        self._call(self._listen())
+
+    @property
+    def online(self) -> bool:
+        """True while the server is listening."""
+        return self._runner is not None
+
+    # -- rules -----------------------------------------------------------------------------
+
+    def rule(
+        self,
+        *replies: Reply | Fault,
+        when: Condition | Sequence[Condition] | None = None,
+        name: str | None = None,
+        sequence: Sequencing = "turn",
+        repeat_last: bool = False,
+        fault: Fault | Sequence[Fault] | None = None,
+        fallback: bool = False,
+    ) -> Rule:
+        """Add a rule answering requests that match ``when`` with ``replies``, in script order.
+
+        ``when`` is a matcher from ``engine.testing.match``, any ``Callable[[dict], bool]`` on
+        the request body, a string (it must appear somewhere the model is shown), or a list of
+        these (all must hold); None matches everything. ``sequence`` picks which reply answers
+        which request (see ``engine.testing.rules``). ``fault`` applies to every request the
+        rule answers. ``fallback`` rules are tried after all the others. Returns the ``Rule``,
+        whose ``requests`` lists what it answered.
+        """
+        faults = (fault,) if isinstance(fault, Fault) else tuple(fault or ())
+        for item in replies:
+            if isinstance(item, Fault) and not isinstance(item, HttpError):
+                raise FakeModelError(
+                    f"{type(item).__name__} cannot stand alone in a rule's replies; attach it to a "
+                    "reply (text('...', fault=...)) or to the rule (fault=...)."
+                )
+        created = Rule(
+            list(replies),
+            when=to_match(when),
+            name=name or f"rule{len(self._rules)}",
+            sequence=sequence,
+            repeat_last=repeat_last,
+            faults=faults,
+            fallback=fallback,
+        )
+        with self._lock:
+            self._rules.append(created)
+        return created
+
+    def fallback(self, *replies: Reply | Fault, **options: Any) -> Rule:
+        """Add a rule tried only after every non-fallback rule (same options as ``rule``)."""
+        return self.rule(*replies, fallback=True, **options)
+
+    @property
+    def rules(self) -> list[Rule]:
+        """The rules, in the order they were added."""
+        with self._lock:
+            return list(self._rules)
+
+    # -- server internals ------------------------------------------------------------------
+
+    def _run_loop(self, ready: threading.Event) -> None:
+        self._loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(self._loop)
+        self._loop.call_soon(ready.set)
+        self._loop.run_forever()
+        self._loop.run_until_complete(self._loop.shutdown_asyncgens())
+        self._loop.close()
+
+    def _call(self, coro: Any) -> Any:
+        assert self._loop is not None, "start() the FakeModel first"
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(START_TIMEOUT)
+
+    async def _listen(self) -> None:
+        if self._runner is not None:
+            return
+        # handler_cancellation: a client that disconnects (a killed CLI) ends its handler.
+        runner = web.ServerRunner(web.Server(self._handle, handler_cancellation=True), shutdown_timeout=0.2)
+        await runner.setup()
+        site = web.TCPSite(runner, self.host, self.port, shutdown_timeout=0.2)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self._runner = runner
+
+    async def _unlisten(self) -> None:
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            await runner.cleanup()
+
+    async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
+        raw = await request.read()
+        try:
+            body: Any = json.loads(raw) if raw else None
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        rec = self._record(request.method, request.path, dict(request.query), dict(request.headers), body)
+        if request.method == "POST" and request.path == "/v1/messages" and isinstance(body, dict):
+            return await self._messages(request, rec, body)
+        if request.method == "POST" and request.path == "/v1/messages/count_tokens":
+            return web.json_response({"input_tokens": estimate_tokens(body)})
+        if request.method in ("GET", "HEAD"):
+            return web.json_response({})
+        return self._error(HttpError(404, "not_found_error", f"fake model: no endpoint {request.path}"), rec)
+
+    def _error(self, fault: HttpError, rec: RecordedRequest) -> web.Response:
+        rid = f"req_fake_{rec.index}"
+        rec.outcome = f"http {fault.status}"
+        headers = {"request-id": rid, **fault.headers}
+        return web.json_response(fault.body(rid), status=fault.status, headers=headers)
+
+    def _answer_unmatched(self, rec: RecordedRequest) -> web.Response:
+        message = (
+            f"fake model: no rule matched request #{rec.index} (turn {rec.turn}, "
+            f"prompt {rec.prompt[-200:]!r}). Rules: {self.rules!r}. Add a rule or a "
+            "fallback (fm.fallback(text('...'))) for it."
+        )
+        response = self._error(HttpError(403, "permission_error", message), rec)
+        rec.outcome = "unmatched"
+        return response
+
+    def _message(self, reply: Reply, body: dict[str, Any], rec: RecordedRequest) -> dict[str, Any]:
+        with self._lock:
+            self._ids += 1
+            n = self._ids
+        content = []
+        for i, block in enumerate(reply.blocks):
+            if block.get("type") == "tool_use" and not block.get("id"):
+                block = dict(block, id=f"toolu_fake{n:04d}{i:02d}{uuid.uuid4().hex[:12]}")
+            content.append(dict(block))
+        usage = {
+            "input_tokens": estimate_tokens(body),
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "output_tokens": reply.output_tokens(),
+        }
+        usage.update(reply.usage or {})
+        model = str(body.get("model") or "claude-fake")
+        return sse.message_json(
+            id=f"msg_fake{n:04d}{uuid.uuid4().hex[:12]}",
+            model=model,
+            content=content,
+            stop_reason=reply.final_stop_reason,
+            usage=usage,
+        )
+
+    async def _messages(self, request: web.BaseRequest, rec: RecordedRequest, body: dict[str, Any]) -> web.StreamResponse:
+        with self._lock:
+            chosen = select(self._rules, body)
+        if chosen is None and self.default is None:
+            self._note_unmatched(rec)
+            return self._answer_unmatched(rec)
+        rule, index = chosen if chosen else (None, None)
+        item = rule.replies[index] if rule and index is not None else self.default
+        if rule is not None:
+            rule.requests.append(rec)
+            rec.rule, rec.reply_index = rule.name, index
+        if isinstance(item, HttpError):  # a fault standing in a reply slot fires every time
+            if rule is not None and rule.sequence == "call":
+                rule.calls += 1
+            return self._error(item, rec)
+        assert isinstance(item, Reply)
+        rec.response = message = self._message(item, body, rec)
+        cut: CutStream | StreamError | None = None
+        for fault in (*(rule.faults if rule else ()), *item.faults):
+            if isinstance(fault, Hold):
+                await fault.wait_released(rec)
+            elif not fault.take():
+                continue
+            elif isinstance(fault, Delay):
+                await asyncio.sleep(fault.seconds)
+            elif isinstance(fault, HttpError):
+                return self._error(fault, rec)
+            elif isinstance(fault, (CutStream, StreamError)):
+                cut = fault
+                break
+        if not body.get("stream"):
+            # The CLI retries a failed stream once without streaming: answer that one too.
+            if isinstance(cut, StreamError):
+                status = 529 if cut.error_type == "overloaded_error" else 500
+                return self._error(HttpError(status, cut.error_type, cut.message), rec)
+            if isinstance(cut, CutStream):
+                rec.outcome = "cut_stream"
+                if request.transport is not None:
+                    request.transport.abort()
+                return web.Response(status=500)
+            self._delivered(rule, rec)
+            return web.json_response(message, headers={"request-id": f"req_fake_{rec.index}"})
+        return await self._stream(request, rec, rule, message, cut)
+
+    async def _stream(
+        self,
+        request: web.BaseRequest,
+        rec: RecordedRequest,
+        rule: Rule | None,
+        message: dict[str, Any],
+        cut: CutStream | StreamError | None,
+    ) -> web.StreamResponse:
+        headers = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "request-id": f"req_fake_{rec.index}"}
+        response = web.StreamResponse(status=200, headers=headers)
+        events = sse.message_events(message)
+        if cut is not None:
+            events = events[: cut.after_events]
+        try:
+            await response.prepare(request)
+            for event in events:
+                await response.write(sse.encode(event))
+            if isinstance(cut, CutStream):
+                rec.outcome = "cut_stream"
+                if request.transport is not None:
+                    request.transport.abort()  # no final chunk: the client sees the stream break
+                return response
+            if isinstance(cut, StreamError):
+                rec.outcome = "stream_error"
+                await response.write(sse.encode(sse.error_event(cut.error_type, cut.message)))
+            await response.write_eof()
+        except (ConnectionError, asyncio.CancelledError):
+            rec.outcome = "dropped"
+            raise
+        if cut is None:
+            self._delivered(rule, rec)
+        return response
+
+    def _delivered(self, rule: Rule | None, rec: RecordedRequest) -> None:
+        rec.outcome = "reply"
+        if rule is not None:
+            rule.calls += 1
