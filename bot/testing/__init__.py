@@ -1,4 +1,7 @@
-"""A fake Slack for tests: Web API, Socket Mode and signed HTTP delivery on 127.0.0.1, used by the real slack_sdk and slack-bolt."""
+"""A fake Slack for tests: Web API, Socket Mode and signed HTTP delivery on 127.0.0.1.
+
+The real slack_sdk and slack-bolt run against it; see `FakeSlack`.
+"""
 
 from bot.testing.errors import FakeSlackError, FakeSlackTimeout
 from bot.testing.fake_slack import FakeSlack

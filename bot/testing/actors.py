@@ -46,7 +46,9 @@ class Actors:
             files=message.files, channel_type=kind,
         )  # fmt: skip
 
-    def _new(self, channel: str, text: str, *, user: str | None, thread_ts: str | None, **extra) -> tuple[Message, Channel]:
+    def _new(
+        self, channel: str, text: str, *, user: str | None, thread_ts: str | None, **extra: object
+    ) -> tuple[Message, Channel]:
         where = self._channel(channel)
         message = Message(where.id, self.store.next_ts(), text, user, thread_ts=thread_ts, **extra)
         return self.store.add(message), where

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Any, Callable, TypeVar
 
 from aiohttp import web
 
 from bot.testing import http_events, payloads
-from bot.testing.actors import Actors
 from bot.testing.errors import FakeSlackError
 from bot.testing.http_events import HttpDelivery
+from bot.testing.interactions import Interactions
 from bot.testing.messages import MessageStore
 from bot.testing.payloads import DisconnectReason
 from bot.testing.records import Ack, Call, Connection, Envelope
 from bot.testing.signal import Signal
 from bot.testing.socket_mode import SocketModeServer
-from bot.testing.web_api import Fault, ResponseTarget, WebApi
+from bot.testing.web_api import Fault, WebApi
 from bot.testing.web_methods import WebMethods
 from bot.testing.workspace import Workspace
 
@@ -24,7 +23,7 @@ T = TypeVar("T")
 DEFAULT_TIMEOUT = 15.0  # generous: tests share two cores; nothing ever waits this long when it works
 
 
-class FakeSlack(Actors):
+class FakeSlack(Interactions):
     """A fake Slack on 127.0.0.1 (port 0) that the real slack_sdk and slack-bolt talk to.
 
     Use as `async with FakeSlack() as slack:` (or `await start()` / `await close()`). Point clients at
@@ -34,11 +33,12 @@ class FakeSlack(Actors):
     """
 
     def __init__(self, workspace: Workspace | None = None) -> None:
-        super().__init__(MessageStore(workspace or Workspace()))
+        store = MessageStore(workspace or Workspace())
         self.signal = Signal()
-        self.socket = SocketModeServer(self.workspace, self.signal)
-        self.methods = WebMethods(self.store, origin=lambda: self.origin, socket_url=self.socket.issue_url)
+        self.socket = SocketModeServer(store.workspace, self.signal)
+        self.methods = WebMethods(store, origin=lambda: self.origin, socket_url=self.socket.issue_url)
         self.web = WebApi(self.methods, self.signal)
+        super().__init__(store, response_url=self.web.issue_response_url)
         self.origin = ""
         self._runner: web.AppRunner | None = None
 
@@ -129,7 +129,8 @@ class FakeSlack(Actors):
         def what() -> str:
             seen = [f"{c.method}({ {k: c.body.get(k) for k in ('channel', 'ts', 'thread_ts', 'text')} })"
                     for c in self.web.calls[after:]][-10:]  # fmt: skip
-            return f"no {method or 'call'} matching {match or ''}{' and predicate' if predicate else ''}; last calls: {seen}"
+            wanted = f"{method or 'call'} matching {match or ''}{' and predicate' if predicate else ''}"
+            return f"no {wanted}; last calls: {seen}"
 
         return await self.signal.wait_until(found, timeout=timeout, what=what)
 
@@ -201,37 +202,6 @@ class FakeSlack(Actors):
             "events_api", first.payload, retry_attempt=first.retry_attempt + 1, retry_reason=reason, timeout=timeout
         )
 
-    def _response_url(self, channel: str, message_ts: str | None, thread_ts: str | None, user: str) -> str:
-        key = uuid.uuid4().hex
-        self.web.response_targets[key] = ResponseTarget(channel, message_ts, thread_ts, user)
-        return f"{self.origin}/response/{key}"
-
-    def _trigger_id(self) -> str:
-        return f"{self.store.next_id('')[1:]}.{uuid.uuid4().hex[:12]}"
-
-    def click_payload(
-        self, channel: str, message_ts: str, action_id: str, *, user: str | None = None, value: str | None = None
-    ) -> dict:
-        """The block_actions payload of `user` clicking the button `action_id` on the message at `message_ts`."""
-        where = self._channel(channel)
-        message = self._existing(where, message_ts)
-        block, element = _find_action(message.blocks or [], action_id)
-        if element is None:
-            ids = [e.get("action_id") for _, e in _elements(message.blocks or [])]
-            raise FakeSlackError(f"no button {action_id!r} on message {message_ts} in {where.id}; it has {ids}")
-        who = self.workspace.user(self._user(user))
-        action = element | {"block_id": block.get("block_id")} | ({} if value is None else {"value": value})
-        return payloads.block_actions(
-            self.workspace,
-            user={"id": who.id, "username": who.name, "name": who.name, "team_id": self.workspace.team_id},
-            channel={"id": where.id, "name": where.name or "directmessage"},
-            message=self.store.to_api(message),
-            action=action,
-            trigger_id=self._trigger_id(),
-            response_url=self._response_url(where.id, message.ts, message.thread_ts, who.id),
-            action_ts=self.store.next_ts(),
-        )
-
     async def click(
         self,
         channel: str,
@@ -245,15 +215,6 @@ class FakeSlack(Actors):
         """Push a block_actions click on an existing button (interactive envelope); return the envelope_id."""
         payload = self.click_payload(channel, message_ts, action_id, user=user, value=value)
         return await self.socket.send("interactive", payload, timeout=timeout)
-
-    def slash_command_payload(self, command: str, text: str = "", *, channel: str, user: str | None = None) -> dict:
-        """The payload of `user` typing `command text` in `channel`."""
-        where, who = self._channel(channel), self.workspace.user(self._user(user))
-        return payloads.slash_command(
-            self.workspace, command=command, text=text, user_id=who.id, user_name=who.name, channel_id=where.id,
-            channel_name=where.name or "directmessage", trigger_id=self._trigger_id(),
-            response_url=self._response_url(where.id, None, None, who.id),
-        )  # fmt: skip
 
     async def slash_command(
         self, command: str, text: str = "", *, channel: str, user: str | None = None, timeout: float = DEFAULT_TIMEOUT
@@ -315,22 +276,3 @@ class FakeSlack(Actors):
             retry_reason=retry_reason,
         )  # fmt: skip
 
-
-def _elements(blocks: list) -> list[tuple[dict, dict]]:
-    """(block, element) for every interactive element: actions elements and section accessories."""
-    found = []
-    for block in blocks:
-        if not isinstance(block, dict):
-            continue
-        if block.get("type") == "actions":
-            found.extend((block, element) for element in block.get("elements") or [] if isinstance(element, dict))
-        if isinstance(block.get("accessory"), dict):
-            found.append((block, block["accessory"]))
-    return found
-
-
-def _find_action(blocks: list, action_id: str) -> tuple[dict, dict | None]:
-    for block, element in _elements(blocks):
-        if element.get("action_id") == action_id:
-            return block, element
-    return {}, None

@@ -11,7 +11,9 @@ from urllib.parse import urlencode
 
 import aiohttp
 
-INTERACTION_TYPES = {"block_actions", "view_submission", "view_closed", "shortcut", "message_action", "block_suggestion"}
+INTERACTION_TYPES = {
+    "block_actions", "view_submission", "view_closed", "shortcut", "message_action", "block_suggestion"
+}  # fmt: skip
 
 
 @dataclass(frozen=True)

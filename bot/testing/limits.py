@@ -17,7 +17,9 @@ MAX_ID = 255  # block_id and action_id
 MAX_CONTEXT_ELEMENTS = 10
 MAX_ACTIONS_ELEMENTS = 25
 MAX_MARKDOWN_BLOCK_TEXT = 12_000
-KNOWN_BLOCKS = {"section", "divider", "header", "context", "actions", "image", "rich_text", "input", "file", "video", "markdown"}
+KNOWN_BLOCKS = {
+    "section", "divider", "header", "context", "actions", "image", "rich_text", "input", "file", "video", "markdown"
+}  # fmt: skip
 
 
 @dataclass

@@ -86,7 +86,9 @@ class SocketModeServer:
 
     async def _ready(self, timeout: float) -> tuple[Connection, web.WebSocketResponse]:
         conn = await self.signal.wait_until(
-            self.current, timeout=timeout, what=lambda: f"no open Socket Mode connection ({len(self.connections)} so far)"
+            self.current,
+            timeout=timeout,
+            what=lambda: f"no open Socket Mode connection ({len(self.connections)} so far); did the client connect?",
         )
         return conn, self._sockets[conn.index][0]
 

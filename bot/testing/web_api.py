@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -65,6 +66,12 @@ class WebApi:
             web.post("/response/{key}", self._response_url),
         ]
 
+    def issue_response_url(self, channel: str, message_ts: str | None, thread_ts: str | None, user: str) -> str:
+        """A fresh response_url for an interaction on `message_ts` (None for a slash command) by `user`."""
+        key = uuid.uuid4().hex
+        self.response_targets[key] = ResponseTarget(channel, message_ts, thread_ts, user)
+        return f"{self.methods.origin()}/response/{key}"
+
     def inject(self, method: str, fault: Fault) -> None:
         """Make the next `fault.times` calls of `method` fail as described."""
         self.faults.setdefault(method, []).append(fault)
@@ -78,7 +85,9 @@ class WebApi:
         queue[0].times -= 1
         return queue[0]
 
-    def _record(self, method: str, args: dict, request: web.Request, token: str | None, status: int, body: dict) -> None:
+    def _record(
+        self, method: str, args: dict, request: web.Request, token: str | None, status: int, body: dict
+    ) -> None:
         headers = {k.lower(): v for k, v in request.headers.items()}
         self.calls.append(Call(len(self.calls), method, args, headers, token, status, body))
         self.signal.notify()

@@ -17,7 +17,7 @@ class WebMethods:
     def __init__(self, store: MessageStore, *, origin: Callable[[], str], socket_url: Callable[[], str]) -> None:
         self.store = store
         self.ws = store.workspace
-        self._origin = origin
+        self.origin = origin
         self._socket_url = socket_url
         self.ephemerals: list[dict] = []  # chat.postEphemeral messages: seen by one person, never in history
         self._handlers: dict[str, Callable[[dict], dict]] = {
@@ -208,7 +208,7 @@ class WebMethods:
             raise ApiError("invalid_arguments")
         upload = Upload(self.store.next_id("F"), str(args["filename"]), int(args["length"]))
         self.store.uploads[upload.id] = upload
-        return {"ok": True, "upload_url": f"{self._origin()}/upload/{upload.id}", "file_id": upload.id}
+        return {"ok": True, "upload_url": f"{self.origin()}/upload/{upload.id}", "file_id": upload.id}
 
     def _complete_upload(self, args: dict) -> dict:
         wanted = parse_json_field(args.get("files"), name="files")

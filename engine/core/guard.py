@@ -46,7 +46,7 @@ WHITELIST_TEXT = (
     "不要换个说法绕过。"
 )
 SPILL_TEXT = (
-    "[输出 {size} 字符,已存到 {path} — 需要全文用 Read 读它,找东西用 Grep 搜它]\n"
+    "[输出 {size} 字符,已存到 {path} — 需要全文用 Read 读它,找东西就 grep 它]\n"
     "开头 {head_len} 字符:\n{head}"
 )
 
@@ -122,7 +122,9 @@ def spill_guard(
     PostToolUse. The file is ``<workbench.spill>/<sha256[:16]>.txt``; the pointer names its
     absolute path and shows the first 400 characters. Only string fields of the tool output
     (at any depth of nested dicts) are replaced, so its structure stays what the CLI expects
-    (a wrong shape is silently rejected); lists are never touched (they may hold images).
+    (a wrong shape is silently rejected); lists are never touched (they may hold images), nor
+    are images and PDFs (a Read's ``{"type": "image", "file": {"base64": ...}}``, Bash output
+    with ``isImage``), whose base64 the CLI turns into an image block.
     A Read of a file inside the spill folder is left alone, or the read-back would spill again.
     """
     spill_dir = workbench.spill
@@ -141,8 +143,12 @@ def spill_guard(
         if isinstance(value, str):
             return stash(value) if len(value) > threshold else None
         if isinstance(value, dict):
+            if _is_binary(value):
+                return None  # an image or PDF as base64: cutting it would corrupt the block
             out, changed = dict(value), False
             for key, item in value.items():
+                if key in _BINARY_KEYS:
+                    continue
                 if isinstance(item, (str, dict)) and (new := shrink(item)) is not None:
                     out[key], changed = new, True
             return out if changed else None
@@ -159,6 +165,15 @@ def spill_guard(
         return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": shrunk}}
 
     return HookMatcher(matcher=tools, hooks=[hook])
+
+
+_BINARY_KEYS = frozenset({"base64", "data"})
+_BINARY_TYPES = frozenset({"image", "pdf", "document"})
+
+
+def _is_binary(value: dict[str, Any]) -> bool:
+    """A Read of an image/PDF ({"type": "image", "file": {"base64": ...}}) or Bash image output."""
+    return bool(value.get("isImage")) or value.get("type") in _BINARY_TYPES
 
 
 def _reads_spill(data: dict[str, Any], spill_dir: Path) -> bool:

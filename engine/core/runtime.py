@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
 from engine.core import signals
@@ -23,10 +22,9 @@ from engine.core.manifest import MANIFEST_FILE, Manifest, StepResult
 from engine.core.resilience import Resilience
 from engine.core.workbench import Workbench
 from engine.docs.handoff import is_overflow
-from engine.stores.ephemeral import EphemeralPolicy
 from engine.stores.prune import PrunePolicy, PruningSessionStore
 from engine.stores.sqlite_read import session_exists
-from engine.stores.trim import TrimPolicy
+from engine.stores.trim import EphemeralPolicy, TrimPolicy
 
 SESSIONS_FILE = "sessions.db"
 

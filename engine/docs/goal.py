@@ -43,7 +43,7 @@ class Goal(MarkdownFile):
 
     @classmethod
     def parse(cls, text: str) -> Self:
-        """Read the statement and the checks (``-``, ``*``, ``1.``, ``- [ ]`` items); never raises."""
+        """Read the statement and the checks (``-``, ``1.``, ``- [ ]`` items); never raises."""
         p = GOAL_SECTIONS.parse(text)
         return cls(statement=p.sections["statement"], checks=list_items(p.sections["checks"]))
 

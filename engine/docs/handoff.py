@@ -26,7 +26,8 @@ HANDOFF_SECTIONS = SectionTable(
     loose=False,  # handoff prose is full of "Next: ..." and "1. 下一步..." sentences
 )
 
-HANDOFF_PROMPT = """上下文快满了(已用约 {used} / {window} tokens)。先停下手头的工作,为接手的新会话写一份交接文档:接手的是一个全新的会话,看不到我们之前的任何对话,只能看到这份文档和工作区本身。不要再开始新的工作,直接写。
+HANDOFF_PROMPT = """上下文快满了(已用约 {used} / {window} tokens)。先停下手头的工作,为接手的新会话写一份交接文档。
+接手的是一个全新的会话,看不到我们之前的任何对话,只能看到这份文档和工作区本身。不要再开始新的工作,直接写。
 
 只输出下面五个标题(用 ## 标题,顺序不变):
 
@@ -42,7 +43,8 @@ HANDOFF_PROMPT = """上下文快满了(已用约 {used} / {window} tokens)。先
 相关文件路径、分支、正在跑的进程、关键命令和它们输出的要点。
 
 「在做什么」和「下一步」必须写;其余三节没有就写"无",不要编造。
-(The context window is nearly full: {used} of {window} tokens. Write the handoff now, with exactly these five headings; a fresh session with none of this conversation continues from it.)"""
+(The context window is nearly full: {used} of {window} tokens. Write the handoff now, with
+exactly these five headings; a fresh session with none of this conversation continues from it.)"""
 
 # Phrasings of "the context overflowed" from Anthropic, the CLI's own list, and other providers.
 _OVERFLOW = (
@@ -78,7 +80,7 @@ _DEGRADED_MARK = "> 降级交接:上一个会话没能写出交接文档,以下�
 
 
 def is_overflow(*texts: str | None) -> bool:
-    """True when any of ``texts`` (error strings, result texts; None skipped) says the context overflowed.
+    """True when any of ``texts`` (error strings; None is skipped) says the context overflowed.
 
     Case-insensitive. It turns a fatal "prompt is too long" into an immediate handoff.
     """
@@ -122,7 +124,8 @@ class Handoff(MarkdownFile):
 
     def missing(self) -> list[str]:
         """Chinese titles of the missing required sections: "在做什么" and/or "下一步"."""
-        return [HANDOFF_SECTIONS.titles[k] for k in ("doing", "next") if not getattr(self, k).strip()]
+        required = ("doing", "next")
+        return [HANDOFF_SECTIONS.titles[k] for k in required if not getattr(self, k).strip()]
 
     def complete(self) -> bool:
         """True when ``doing`` and ``next`` have content."""
@@ -136,18 +139,19 @@ class Handoff(MarkdownFile):
         return "\n\n".join(head) + "\n\n" + HANDOFF_SECTIONS.render(self._values())
 
     def prompt_block(self) -> str:
-        """The first prompt of the session that takes over: a plain continuation notice + sections."""
+        """The first prompt of the session that takes over: a continuation notice, then sections."""
         step = f"步骤「{self.step}」" if self.step else "这一步"
         lines = [
             f"这是接续:上一个会话在做{step}时上下文满了,换成了你这个新会话。"
             "你看不到它的对话记录,只有下面这份它留下的交接文档和工作区本身。"
             "先核对「现场」,再从「下一步」接着做,不要从头重来,也不要推翻「已定的事」。",
-            f"(Continuation: the previous session of step {self.step or '?'} filled its context window; "
-            "continue from its handoff below, do not start over.)",
+            f"(Continuation: the previous session of step {self.step or '?'} filled its context "
+            "window; continue from its handoff below, do not start over.)",
         ]
         if self.degraded:
             lines.append("注意:这份交接是机械生成的,上一个会话没能自己写。动手前先看清工作区现状。")
-        return "\n".join(lines) + "\n\n" + HANDOFF_SECTIONS.render(self._values(), placeholder=False).strip()
+        body = HANDOFF_SECTIONS.render(self._values(), placeholder=False).strip()
+        return "\n".join(lines) + "\n\n" + body
 
 
 def degraded(step: str, prompt: str, *, why: str = "") -> Handoff:
@@ -158,14 +162,15 @@ def degraded(step: str, prompt: str, *, why: str = "") -> Handoff:
     ``why`` is shown in ``doing``. The result is complete and marked ``degraded``.
     """
     task = (prompt or "").strip()
-    excerpt = task[:1200] + ("\n…(原任务更长,已截断)" if len(task) > 1200 else "")
+    cut = len(task) > 1200
+    excerpt = task[:1200] + ("\n…(原任务更长,已截断)" if cut else "")
     fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", excerpt)), default=0))
     reason = f"(原因:{why.strip()})" if why.strip() else ""
     return Handoff(
         doing=f"继续步骤「{step}」的原任务。上一个会话的上下文满了,没能写出交接文档{reason}。",
         next="先看工作区现状(git status / git log、最近改过的文件、notes/ 下的笔记),"
         "弄清做到了哪里,再接着完成下面「现场」里的原任务;已经做完的不要重做。",
-        scene=f"原任务(前 1200 字):\n\n{fence}text\n{excerpt}\n{fence}",
+        scene=f"原任务{'(前 1200 字)' if cut else ''}:\n\n{fence}text\n{excerpt}\n{fence}",
         step=step,
         degraded=True,
     )

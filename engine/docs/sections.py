@@ -5,7 +5,9 @@ Rules (the spec's "where the errors concentrate"):
 - Fenced code (``` or ~~~) is content, never a heading: a ``# comment`` or ``## title`` inside a
   code block does not start a section. An UNCLOSED fence drops everything from it on: a truncated
   answer must leave the later sections missing so the gate asks again, rather than parse the
-  half-written code as sections.
+  half-written code as sections. One exception: a model often wraps its whole document in a
+  ```markdown fence (or a bare ``` one when nothing outside it has a heading); that wrapper is
+  unwrapped first.
 - A heading is a line that names a known section and is marked as one: ``## 目标``,
   ``**目标**``, ``目标:`` / ``目标：``, ``3. 边界``, ``一、目标``; text after it on the same line is
   the start of its content. A bare word on a line of its own is NOT a heading ("未通过" alone in a
@@ -38,6 +40,7 @@ _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
 _BREAK = re.compile(r"^[ \t]{0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _ANY_HASH_HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+\S")
 _NUM = r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})[.)、．][ \t]*"
+_EMOJI = r"(?:[\U0001F300-\U0001FAFF\u2600-\u27BF\u2B50]\uFE0F?[ \t]*)?"  # "## 🎯 目标"
 _ITEM = re.compile(r"^([ \t]*)(?:[-*+•][ \t]+|\(?\d{1,3}[.)、．][ \t]*|\(\d{1,3}\)[ \t]*)(.*)$")
 _CHECKBOX = re.compile(r"^\[[ xX✓]\][ \t]*")
 
@@ -45,6 +48,13 @@ _CHECKBOX = re.compile(r"^\[[ xX✓]\][ \t]*")
 def is_placeholder(text: str) -> bool:
     """True when ``text`` (stripped) is the "(未填)" placeholder that ``to_markdown`` writes."""
     return text.strip() in _PLACEHOLDERS
+
+
+def _closing(lines: Sequence[str], start: int, fence: str) -> int | None:
+    """Index of the line closing the fence opened at ``start``: same character, at least as many
+    of them, nothing else on the line (CommonMark); None when it is never closed."""
+    closer = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+    return next((j for j in range(start + 1, len(lines)) if closer.match(lines[j])), None)
 
 
 def code_mask(lines: Sequence[str]) -> tuple[list[str], list[bool]]:
@@ -64,15 +74,38 @@ def code_mask(lines: Sequence[str]) -> tuple[list[str], list[bool]]:
             mask.append(False)
             i += 1
             continue
-        fence = m.group(1)
-        closer = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
-        end = next((j for j in range(i + 1, len(lines)) if closer.match(lines[j])), None)
+        end = _closing(lines, i, m.group(1))
         if end is None:  # unclosed: the answer was cut off here; drop the rest
             break
         kept.extend(lines[i : end + 1])
         mask.extend([True] * (end + 1 - i))
         i = end + 1
     return kept, mask
+
+
+def unwrap_fences(lines: Sequence[str], infos: frozenset[str]) -> list[str]:
+    """``lines`` with closed top-level fences whose info string is in ``infos`` unwrapped.
+
+    Their inside becomes ordinary text, followed by a ``---`` break; other fences are left as is.
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        end = _closing(lines, i, m.group(1)) if m else None
+        if m is None or end is None:
+            out.append(lines[i])
+            i += 1
+            continue
+        wrapped = m.group(2).strip().lower() in infos
+        # A wrapper's closing line becomes a thematic break: text after the wrapped document is
+        # the model's chatter, not part of its last section.
+        out.extend([*lines[i + 1 : end], "---"] if wrapped else lines[i : end + 1])
+        i = end + 1
+    return out
+
+
+_MD_INFOS = frozenset({"markdown", "md"})
 
 
 def has_unclosed_fence(text: str) -> bool:
@@ -117,7 +150,7 @@ class SectionTable:
         title = rf"(?P<title>{alt})(?![^\W_])(?:[ \t]*[/／|][ \t]*(?:{alt})(?![^\W_]))*"
         self._heading = re.compile(
             rf"^[ \t]{{0,3}}(?P<hashes>#{{1,6}})?[ \t]*(?P<n1>{_NUM})?"
-            rf"(?P<open>\*\*|__)?[ \t]*(?P<n2>{_NUM})?{title}"
+            rf"(?P<open>\*\*|__)?[ \t]*(?P<n2>{_NUM})?{_EMOJI}{title}"
             r"[ \t]*(?:[(（][^)）]*[)）])?[ \t]*(?P<c1>[:：])?[ \t]*(?P<close>\*\*|__)?"
             r"[ \t]*(?P<c2>[:：])?[ \t]*(?P<rest>.*?)[ \t#]*$",
             re.IGNORECASE,
@@ -141,7 +174,15 @@ class SectionTable:
 
     def parse(self, text: str) -> Parsed:
         """Split ``text`` into this table's sections (see the module docstring for the rules)."""
-        lines = (text or "").splitlines()
+        lines = unwrap_fences((text or "").splitlines(), _MD_INFOS)
+        parsed = self._parse_lines(lines)
+        if not parsed.seen:  # maybe the whole document sits in a bare ``` wrapper
+            bare = unwrap_fences(lines, frozenset({""}))
+            if bare != lines and (retry := self._parse_lines(bare)).seen:
+                return retry
+        return parsed
+
+    def _parse_lines(self, lines: list[str]) -> Parsed:
         kept, mask = code_mask(lines)
         chunks: list[tuple[str | None, list[str]]] = [(None, [])]  # None: preamble/unknown
         kind = "preamble"  # preamble | known | extra | dropped
@@ -197,28 +238,37 @@ class SectionTable:
 def list_items(text: str) -> list[str]:
     """The items of a markdown list (``-``, ``*``, ``1.``, ``- [ ]`` ...), one string each.
 
-    A line deeper-indented than the first item, or an unmarked line after an item, continues the
-    item. With no list markers at all, every non-empty line is an item. Items that only say
+    A deeper-indented item, or an unmarked line right after an item (or indented after a blank
+    line), continues the item; an unindented paragraph after a blank line ends the list (trailing
+    chatter). With no list markers at all, every non-empty line is an item. Items that only say
     "nothing" ("无", "none", "(未填)") are dropped.
     """
-    lines = [ln for ln in (text or "").splitlines() if ln.strip()]
+    lines = (text or "").splitlines()
     if not any(_ITEM.match(ln) for ln in lines):
-        return [ln.strip() for ln in lines if ln.strip().casefold() not in _EMPTY_ITEMS]
+        items = [ln.strip() for ln in lines if ln.strip()]
+        return [i for i in items if i.casefold() not in _EMPTY_ITEMS]
     items: list[str] = []
     base: int | None = None
+    blank = False
     for ln in lines:
+        if not ln.strip():
+            blank = True
+            continue
         m = _ITEM.match(ln)
-        indent = len(m.group(1).expandtabs(4)) if m else 0
+        indent = len((m.group(1) if m else ln[: len(ln) - len(ln.lstrip())]).expandtabs(4))
         if m and (base is None or indent <= base):
             base = indent if base is None else base
             items.append(_CHECKBOX.sub("", m.group(2).strip()))
+        elif items and blank and indent <= (base or 0):
+            break  # a paragraph after the list: the model's closing remark
         elif items:
             items[-1] = f"{items[-1]} {_CHECKBOX.sub('', (m.group(2) if m else ln).strip())}"
+        blank = False
     return [i.strip() for i in items if i.strip() and i.strip().casefold() not in _EMPTY_ITEMS]
 
 
 class MarkdownFile:
-    """``write``/``load`` for a document dataclass that has ``path``, ``parse`` and ``to_markdown``."""
+    """``write``/``load`` for a document dataclass with ``path``, ``parse`` and ``to_markdown``."""
 
     path: Path | None
 
@@ -237,7 +287,7 @@ class MarkdownFile:
 
     @classmethod
     def load(cls, path: str | Path, **kw: Any) -> Self | None:
-        """Parse the file at ``path``; None when it is missing or unreadable (not UTF-8, a folder)."""
+        """Parse the file at ``path``; None when it is missing or unreadable (not UTF-8, folder)."""
         try:
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):

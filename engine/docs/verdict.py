@@ -26,7 +26,7 @@ _LABELS = {"achieved": "达成", "not_yet": "未达成", "unreachable": "无法�
 
 # Word -> state. The leftmost match in the conclusion wins; at one position the longest word
 # wins, so "未达成" is not read as "达成" and "not achieved" not as "achieved".
-_WORDS: dict[str, str] = {
+_WORDS: dict[str, VerdictState] = {
     **dict.fromkeys(
         ["达成", "已达成", "达到", "已达到", "通过", "全部通过", "已完成", "完成", "满足", "合格",
          "achieved", "pass", "passed", "passes", "done", "met", "complete", "completed",
@@ -156,7 +156,7 @@ class Verdict(MarkdownFile):
         return "\n\n".join(parts)
 
 
-def _recognize(conclusion: str) -> str:
+def _recognize(conclusion: str) -> VerdictState:
     bare = conclusion.translate(_BARE).lower()
     if re.fullmatch(r"1|true", bare):
         return "achieved"

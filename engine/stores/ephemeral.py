@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import re
 import shlex
+from dataclasses import dataclass
 
-__all__ = ["is_ephemeral"]
+__all__ = ["EphemeralPolicy", "is_ephemeral"]
 
 # Verbs that only read and print, with any arguments (output goes to stdout only).
 _PLAIN = frozenset(
@@ -77,6 +78,25 @@ _KUBECTL_READS = {
     "config get-contexts", "config current-context", "config view",
 }
 _KUBECTL_GLOBAL_WITH_VALUE = frozenset("-n --namespace --context --cluster --kubeconfig".split())
+
+
+@dataclass
+class EphemeralPolicy:
+    """Expire the results of ephemeral Bash commands (``is_ephemeral``) older than the newest few.
+
+    Only Bash results whose command ``is_ephemeral``; Read is left alone (a file's content does
+    not go stale enough to mislead). ``keep_recent`` newest ephemeral results stay. Older ones
+    whose text is at most ``max_chars`` long have their content replaced by ``text`` (``{cmd}``
+    the command, ``{age}`` how many model turns ago); the content is dropped, not spilled, since
+    re-running a glance is cheap. A longer ephemeral result (a big ``git diff``) is not dropped:
+    it is left to the trim pass, which spills it where it can be read back.
+    Age: the number of assistant responses (distinct API message ids) written after the result.
+    """
+
+    enabled: bool = True
+    keep_recent: int = 6
+    max_chars: int = 2000
+    text: str = "[{cmd} 的结果已过期(第 {age} 轮前),当前状态可能已变。需要请重新执行]"
 
 
 def is_ephemeral(cmd: str) -> bool:

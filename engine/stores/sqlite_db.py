@@ -61,7 +61,7 @@ def store_error(path: Path, busy_timeout: float | None, exc: sqlite3.Error) -> S
             "delete it) so a new one is created, or point the store at another path."
         )
     if "locked" in low or "busy" in low:
-        waited = f"the {busy_timeout:g}s busy timeout" if busy_timeout is not None else "the timeout"
+        waited = f"its {busy_timeout:g}s busy_timeout" if busy_timeout is not None else "the timeout"
         return StoreError(
             f"{where} stayed locked by another connection past {waited} ({text}). Stop the other "
             "process writing to it, or give the store a longer busy_timeout, and retry."

@@ -4,7 +4,7 @@ Point the CLI at it with ``ANTHROPIC_BASE_URL`` (see ``engine.testing.env.offlin
 streams scripted replies chosen by rules (``engine.testing.rules``), injects faults
 (``engine.testing.faults``) and records every request with its full JSON body.
 
-The server runs in its own thread with its own event loop, so it serves the CLI the same way
+The server runs in its own thread (``engine.testing.server``), so it serves the CLI the same way
 whether the test is async, synchronous, or waits on a subprocess.
 """
 
@@ -13,9 +13,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import threading
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from aiohttp import web
@@ -28,87 +27,38 @@ from engine.testing.recorded import RecordedRequest
 from engine.testing.replies import Reply
 from engine.testing.requests_log import RequestLog
 from engine.testing.rules import Condition, Rule, Sequencing, select, to_match
-
-START_TIMEOUT = 30  # seconds to bind the port; far above the usual few milliseconds
-
+from engine.testing.server import LocalServer
 
 def estimate_tokens(body: Any) -> int:
     """A rough input token count for a request body: four characters a token."""
     return max(1, len(json.dumps(body, ensure_ascii=False)) // 4)
 
 
-class FakeModel(RequestLog):
+class FakeModel(LocalServer, RequestLog):
     """The fake Messages API server: rules in, SSE out, every request recorded.
 
     Use as a context manager (``with FakeModel() as fm:``) or call ``start()``/``close()``.
-    ``default`` answers requests no rule matches; without it they get HTTP 400 with a message
-    naming the request, and are listed in ``unmatched``.
+    ``default`` answers requests no rule matches; without it they get HTTP 403
+    ``permission_error`` with a message naming the request (403 because the CLI gives up at once
+    on it, where a 400 makes it retry with fewer features), and are listed in ``unmatched``.
+    ``go_offline()``/``go_online()`` make it unreachable and back on the same port.
     """
 
     def __init__(self, *, default: Reply | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
-        super().__init__()
+        LocalServer.__init__(self, host=host, port=port)
+        RequestLog.__init__(self)
         self.default = default
-        self.host = host
-        self.port = port
         self._rules: list[Rule] = []
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._runner: web.ServerRunner | None = None
         self._ids = 0
         self.env: dict[str, str] = {}
-
-    # -- lifecycle -------------------------------------------------------------------------
-
-    def start(self) -> FakeModel:
-        """Start serving on ``host``:``port`` (0 picks a free port); returns self."""
-        if self._thread is not None:
-            return self
-        ready = threading.Event()
-        self._thread = threading.Thread(target=self._run_loop, args=(ready,), name="fake-model", daemon=True)
-        self._thread.start()
-        if not ready.wait(START_TIMEOUT):
-            raise FakeModelError(f"the fake model did not start within {START_TIMEOUT}s")
-        self._call(self._listen())
-        return self
-
-    def close(self) -> None:
-        """Stop serving and end the server thread. Held requests are dropped. Idempotent."""
-        if self._loop is None or self._thread is None:
-            return
-        self._call(self._unlisten())
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(START_TIMEOUT)
-        self._thread = None
-        self._loop = None
 
     def __enter__(self) -> FakeModel:
         return self.start()
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    @property
-    def base_url(self) -> str:
-        """The URL to put in ``ANTHROPIC_BASE_URL``."""
-        return f"http://{self.host}:{self.port}"
-
     def offline_env(self, config_dir: str | os.PathLike[str]) -> dict[str, str]:
-        """The offline environment for this server (``engine.testing.env.offline_env``); kept in ``env``."""
+        """The offline environment for this server (see ``offline_env``); also kept in ``env``."""
         self.env = offline_env(self.base_url, config_dir)
         return dict(self.env)
-
-    def go_offline(self) -> None:
-        """Stop listening and drop open connections: the CLI now gets "connection refused"."""
-        self._call(self._unlisten())
-
-    def go_online(self) -> None:
-        """Listen again on the same port as before ``go_offline()``."""
-        self._call(self._listen())
-
-    @property
-    def online(self) -> bool:
-        """True while the server is listening."""
-        return self._runner is not None
 
     # -- rules -----------------------------------------------------------------------------
 
@@ -151,45 +101,19 @@ class FakeModel(RequestLog):
             self._rules.append(created)
         return created
 
-    def fallback(self, *replies: Reply | Fault, **options: Any) -> Rule:
-        """Add a rule tried only after every non-fallback rule (same options as ``rule``)."""
-        return self.rule(*replies, fallback=True, **options)
+    def fallback(self, *replies: Reply | Fault, repeat_last: bool = True, **options: Any) -> Rule:
+        """Add a rule tried only after every non-fallback rule (same options as ``rule``).
+
+        Unlike ``rule``, ``repeat_last`` defaults to True: ``fm.fallback(text("ok"))`` answers
+        every otherwise unmatched request, whatever its turn.
+        """
+        return self.rule(*replies, fallback=True, repeat_last=repeat_last, **options)
 
     @property
     def rules(self) -> list[Rule]:
         """The rules, in the order they were added."""
         with self._lock:
             return list(self._rules)
-
-    # -- server internals ------------------------------------------------------------------
-
-    def _run_loop(self, ready: threading.Event) -> None:
-        self._loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(self._loop)
-        self._loop.call_soon(ready.set)
-        self._loop.run_forever()
-        self._loop.run_until_complete(self._loop.shutdown_asyncgens())
-        self._loop.close()
-
-    def _call(self, coro: Any) -> Any:
-        assert self._loop is not None, "start() the FakeModel first"
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(START_TIMEOUT)
-
-    async def _listen(self) -> None:
-        if self._runner is not None:
-            return
-        # handler_cancellation: a client that disconnects (a killed CLI) ends its handler.
-        runner = web.ServerRunner(web.Server(self._handle, handler_cancellation=True), shutdown_timeout=0.2)
-        await runner.setup()
-        site = web.TCPSite(runner, self.host, self.port, shutdown_timeout=0.2)
-        await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        self._runner = runner
-
-    async def _unlisten(self) -> None:
-        runner, self._runner = self._runner, None
-        if runner is not None:
-            await runner.cleanup()
 
     async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
         raw = await request.read()
@@ -199,7 +123,13 @@ class FakeModel(RequestLog):
             body = raw.decode("utf-8", "replace")
         rec = self._record(request.method, request.path, dict(request.query), dict(request.headers), body)
         if request.method == "POST" and request.path == "/v1/messages" and isinstance(body, dict):
-            return await self._messages(request, rec, body)
+            try:
+                return await self._messages(request, rec, body)
+            except asyncio.CancelledError:
+                rec.outcome = rec.outcome or "dropped"  # the client went away (a killed CLI)
+                raise
+            finally:
+                self._settled()
         if request.method == "POST" and request.path == "/v1/messages/count_tokens":
             return web.json_response({"input_tokens": estimate_tokens(body)})
         if request.method in ("GET", "HEAD"):

@@ -23,8 +23,8 @@ class RecordedRequest:
     method: str
     path: str
     query: dict[str, str]
-    headers: dict[str, str]
-    body: Any
+    headers: dict[str, str] = field(repr=False)
+    body: Any = field(repr=False)
     rule: str | None = None
     reply_index: int | None = None
     outcome: str = ""

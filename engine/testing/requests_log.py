@@ -36,6 +36,11 @@ class RequestLog:
         with self._lock:
             self._unmatched.append(rec)
 
+    def _settled(self) -> None:
+        """A request's rule and outcome are now known: waits on those may be satisfied."""
+        with self._lock:
+            self._wake()
+
     def _wake(self) -> None:
         still = []
         for pred, count, fut in self._waiters:
@@ -82,7 +87,9 @@ class RequestLog:
     ) -> RecordedRequest:
         """Wait until ``count`` message requests satisfy ``predicate``; return the count-th.
 
-        Requests already received count. Raises ``FakeModelError`` after ``timeout`` seconds
+        Requests already received count. The predicate is checked when a request arrives and
+        again when it is answered, so it may look at ``rule``, ``reply_index`` and ``outcome``
+        (``"dropped"`` once a client went away mid-request). Raises ``FakeModelError`` after ``timeout`` seconds
         (a failure message, not a pacing device: tests wait on this, never on a sleep).
         """
         pred: Predicate = (lambda r: r.is_message and predicate(r)) if predicate else (lambda r: r.is_message)

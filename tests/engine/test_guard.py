@@ -222,6 +222,24 @@ async def test_spill_never_touches_lists(tmp_path: Path) -> None:
     assert await _call(spill_guard(wb), _input("PostToolUse", "WebSearch", {}, response=[image])) == {}
 
 
+@pytest.mark.parametrize(
+    "response",
+    [
+        # a Read of an image or PDF: the CLI turns file.base64 into an image/document block
+        {"type": "image", "file": {"base64": "iVBOR" * 2000, "type": "image/png", "originalSize": 9000}},
+        {"type": "pdf", "file": {"filePath": "/ws/a.pdf", "base64": "JVBER" * 2000, "originalSize": 9000}},
+        # Bash output that is an image data URI
+        {"stdout": "data:image/png;base64," + "A" * 9000, "stderr": "", "interrupted": False, "isImage": True},
+        # a nested source block
+        {"source": {"type": "base64", "media_type": "image/png", "data": "A" * 9000}},
+    ],
+)
+async def test_spill_never_cuts_images(tmp_path: Path, response: dict[str, Any]) -> None:
+    wb = Workbench(tmp_path)
+    assert await _call(spill_guard(wb), _input("PostToolUse", "Read", {"file_path": "/ws/x"}, response=response)) == {}
+    assert not wb.spill.exists()
+
+
 async def test_spill_plain_string_response(tmp_path: Path) -> None:
     wb = Workbench(tmp_path)
     text = "z" * 4500

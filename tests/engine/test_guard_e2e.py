@@ -6,7 +6,11 @@ What is asserted is what the model was shown in the next request and what is on 
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
+import os
+import struct
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +18,7 @@ from claude_agent_sdk import AgentDefinition, ClaudeAgentOptions, ResultMessage,
 
 from engine.core.guard import isolate_guard, isolated, merge_hooks, workbench_hooks
 from engine.core.workbench import Workbench
-from engine.testing import FakeModel, prompt_contains, system_contains, text, tool_use
+from engine.testing import FakeModel, prompt_contains, system_contains, text, tool_results, tool_use
 
 
 async def _run(prompt: str, ws: Path, env: dict[str, str], **options: Any) -> list[ResultMessage]:
@@ -25,9 +29,7 @@ async def _run(prompt: str, ws: Path, env: dict[str, str], **options: Any) -> li
 def _results_after(fm: FakeModel, rule_name: str, reply_index: int) -> list[tuple[str, str]]:
     """The tool results in the last message of the request answered by ``reply_index``."""
     (req,) = [r for r in fm.message_requests if r.rule == rule_name and r.reply_index == reply_index]
-    from engine.testing import conversation
-
-    return conversation.tool_results(req.body, last_only=True)
+    return tool_results(req.body, last_only=True)
 
 
 async def test_main_thread_write_is_denied_with_the_delegate_text(
@@ -88,6 +90,39 @@ async def test_big_bash_result_spills_and_reads_back_whole(
     ((tool, other),) = _results_after(fake_model, "main", 3)
     assert tool == "Read"
     assert "已存到" in other and str(wb.spill) in other and "THE-LAST-LINE" not in other
+
+
+def _png(width: int, height: int) -> bytes:
+    """A valid RGB PNG of random pixels (random, so it does not compress below the threshold)."""
+    rows = b"".join(b"\x00" + os.urandom(width * 3) for _ in range(height))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+async def test_image_read_is_never_spilled(
+    tmp_path: Path, fake_model: FakeModel, fake_model_env: dict[str, str]
+) -> None:
+    wb = Workbench(tmp_path).ensure()
+    (tmp_path / "shot.png").write_bytes(_png(60, 60))  # about 11k bytes, 15k of base64
+    main = fake_model.rule(
+        tool_use("Read", {"file_path": str(tmp_path / "shot.png")}),
+        text("seen"),
+        when=prompt_contains("LOOK"),
+        name="main",
+    )
+    fake_model.fallback(text("ok"), repeat_last=True)
+    await _run("LOOK", tmp_path, fake_model_env, hooks=workbench_hooks(wb, spill_threshold=100))
+
+    assert len(main.requests) == 2
+    (result,) = [b for b in main.requests[1].messages[-1]["content"] if b.get("type") == "tool_result"]
+    (image,) = [b for b in result["content"] if b.get("type") == "image"]
+    data = image["source"]["data"]
+    assert len(data) > 100 and base64.b64decode(data, validate=True)[:4] == b"\x89PNG"
+    assert not wb.spill.exists()
 
 
 async def test_subagent_passes_delegate_guard_and_its_write_refreshes_the_index(

@@ -83,8 +83,15 @@ MIXED_TITLES = """# Objective / 目标
 假设输入都是 UTF-8"""
 
 
+WRAPPED = "需求整理如下（可直接保存为 需求.md）：\n\n```markdown\n" + ZH_HASH.split("：\n\n", 1)[1] + \
+    "```\n\n确认无误的话我就结束了。"
+
+EMOJI = ZH_HASH.replace("## 目标", "## 🎯 目标").replace("## 边界", "## 🚧 边界")
+
+
 @pytest.mark.parametrize(
-    "text", [ZH_HASH, ZH_BOLD, ZH_NUMBERED, ZH_COLON, EN, ZH_CHINESE_NUMBERS, MIXED_TITLES]
+    "text",
+    [ZH_HASH, ZH_BOLD, ZH_NUMBERED, ZH_COLON, EN, ZH_CHINESE_NUMBERS, MIXED_TITLES, WRAPPED, EMOJI],
 )
 def test_heading_styles_all_give_the_same_brief(text):
     b = Brief.parse(text)

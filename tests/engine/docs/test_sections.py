@@ -48,6 +48,9 @@ STRICT = SectionTable({"a": ("目标", "Goal"), "c": ("下一步", "Next")}, loo
         ("## 目标 ##", ("a", 2, "")),
         ("## 目标 做一个 X", ("a", 2, "做一个 X")),
         ("## GOAL", ("a", 2, "")),
+        ("## 🎯 目标", ("a", 2, "")),
+        ("**✅ 边界**：只改 src", ("c", None, "只改 src")),
+        ("## 3. ⚠️ 未知与假设", ("b", 2, "")),
         ("  ## 目标", ("a", 2, "")),
         ("## 未知与假设", ("b", 2, "")),
         ("## 未知", ("b", 2, "")),
@@ -174,6 +177,9 @@ def test_render_round_trip_and_placeholder():
         ("- [ ] a\n- [x] b\n- [X] c", ["a", "b", "c"]),
         ("以下每项都要过：\n- a\n- b", ["a", "b"]),
         ("- a\n  续行\n- b", ["a 续行", "b"]),
+        ("- a\n续行\n\n- b", ["a 续行", "b"]),
+        ("- a\n\n  缩进续行\n- b", ["a 缩进续行", "b"]),
+        ("- a\n- b\n\n以上两项没过，请修。", ["a", "b"]),
         ("1. 功能：\n   - 能登录\n   - 能登出\n2. 文档", ["功能： 能登录 能登出", "文档"]),
         ("a\nb\n\nc", ["a", "b", "c"]),
         ("无", []),
@@ -191,3 +197,31 @@ def test_list_items(text, want):
 def test_small_helpers():
     assert is_placeholder(" (未填) ") and is_placeholder("（未填）") and not is_placeholder("未填")
     assert numbered(["a", "b"]) == "1. a\n2. b"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "下面是需求:\n```markdown\n## 目标\nX\n## 边界\nY\n```\n有问题再说。",
+        "```md\n## 目标\nX\n## 边界\nY\n```",
+        "```\n## 目标\nX\n## 边界\nY\n```",  # bare wrapper: used only when nothing else has headings
+        "````markdown\n## 目标\nX\n## 边界\nY\n````",
+    ],
+)
+def test_markdown_wrapper_is_unwrapped(text):
+    assert T.parse(text).sections == {"a": "X", "b": "", "c": "Y"}
+
+
+def test_inner_code_of_a_wrapped_document_stays_code():
+    text = "````markdown\n## 目标\nX\n```\n## 边界\n```\n## 边界\nY\n````"
+    assert T.parse(text).sections == {"a": "X\n```\n## 边界\n```", "b": "", "c": "Y"}
+
+
+def test_bare_fence_is_code_when_headings_exist_outside():
+    text = "## 目标\n示例:\n```\n## 边界\nZ\n```\n## 边界\nY"
+    assert T.parse(text).sections == {"a": "示例:\n```\n## 边界\nZ\n```", "b": "", "c": "Y"}
+
+
+def test_unclosed_markdown_wrapper_still_truncates():
+    p = T.parse("```markdown\n## 目标\nX\n## 边界\n只")
+    assert p.sections == {"a": "", "b": "", "c": ""} and p.truncated

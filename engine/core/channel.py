@@ -1,0 +1,334 @@
+"""HumanChannel: how the engine asks a person, and what it does when nobody answers.
+
+The channel owns the ask tool (an in-process SDK MCP server with ``ask`` and ``inbox``), the Q&A
+log, ``max_asks``, ``timeout_s`` and brief amendments. How a question reaches a person is a
+pluggable ``Transport`` (``engine.core.transports``: the terminal, a scripted one for tests; the
+bot brings the Slack thread).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from claude_agent_sdk import create_sdk_mcp_server, tool
+
+from engine.core.atomic import write_text_atomic
+from engine.core.events import Event, OnEvent, emit
+from engine.core.transports import Answer, AnswerState, Question, Transport, normalize_text, question_key
+from engine.errors import FlowerError
+
+__all__ = [
+    "AMEND_LABEL",
+    "Answer",
+    "AnswerState",
+    "ChannelError",
+    "HumanChannel",
+    "Question",
+    "Transport",
+    "amend_text",
+    "question_key",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT_S = 1800.0
+AMEND_LABEL = "唤醒时追加"  # the spec's wake-amendment section title (same as engine.docs.brief)
+
+# What the model reads back from the ask tool. Chinese like the spec's other defaults; each one
+# tells it to go on and write its assumption where the brief keeps them (未知与假设).
+ASSUME = "请按你的最佳判断继续,并把你做的假设写进「未知与假设」(assumptions)。"
+TIMEOUT_TEXT = "在 {span} 内没有人回答。" + ASSUME
+TIMEOUT_DEFAULT_TEXT = "在 {span} 内没有人回答,按默认选项「{default}」继续,并把这个假设写进「未知与假设」(assumptions)。"
+NOBODY_TEXT = "现在没有人可以回答这个问题。" + ASSUME
+LIMIT_TEXT = "提问次数已用完(最多 {limit} 次),不能再问了:请自己决定。" + ASSUME
+ANSWERED_BY = "(回答人:{by})"
+INBOX_EMPTY = "(空) nothing new"
+INBOX_HEAD = "有人在你工作时留了话(按时间顺序):"
+
+ASK_DESCRIPTION = (
+    "Ask the person who gave you this task a question and wait for the answer. Use it only for "
+    "what you cannot find out or decide yourself. Offer `options` when the likely answers are "
+    "known; the person may still answer in their own words. If nobody answers in time the tool "
+    "says so: then continue on your best judgement and record the assumption."
+)
+INBOX_DESCRIPTION = (
+    "Read the notes a person left for this run while you were working (returns them once, "
+    "oldest first). Check it between pieces of work."
+)
+ASK_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "question": {"type": "string", "description": "The question, self-contained."},
+        "options": {"type": "array", "items": {"type": "string"}, "description": "Suggested answers."},
+    },
+    "required": ["question"],
+}
+
+
+class ChannelError(FlowerError, ValueError):
+    """A HumanChannel was used in a way it cannot serve (e.g. amend() without amend_path)."""
+
+
+_HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+_FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
+
+
+def _headings(lines: Sequence[str]) -> list[tuple[int, int, str]]:
+    """``(line index, level, title)`` of each ``#`` heading outside fenced code."""
+    found, fenced = [], False
+    for i, line in enumerate(lines):
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and (m := _HEADING.match(line)):
+            found.append((i, len(m.group(1)), normalize_text(m.group(2))))
+    return found
+
+
+def amend_text(text: str, said: str, *, label: str = AMEND_LABEL) -> str | None:
+    """``text`` with ``said`` added as a bullet under its ``## {label}`` section, or None.
+
+    None when ``said`` is blank or already in ``text`` (whitespace-insensitive): a repeated wake
+    with the same words must not pile up the same amendment. An existing section with that
+    title gets the bullet at its end (no duplicate heading); otherwise the section is appended.
+    """
+    said = said.strip()
+    if not said or normalize_text(said) in normalize_text(text):
+        return None
+    said_lines = said.splitlines()
+    bullet = [f"- {said_lines[0]}", *(f"  {x}" if x.strip() else "" for x in said_lines[1:])]
+    lines = text.splitlines()
+    heads = _headings(lines)
+    own = next(((i, lvl) for i, lvl, title in heads if title == normalize_text(label)), None)
+    if own is None:
+        body = text.rstrip()
+        return (body + "\n\n" if body else "") + "\n".join([f"## {label}", "", *bullet]) + "\n"
+    start, level = own
+    end = next((i for i, lvl, _ in heads if i > start and lvl <= level), len(lines))
+    at = end
+    while at > start + 1 and not lines[at - 1].strip():
+        at -= 1
+    prev = lines[at - 1]
+    in_list = prev.lstrip().startswith(("- ", "* ", "+ ")) or (prev.startswith("  ") and at > start + 1)
+    block = ([] if in_list else [""]) + bullet + ([""] if at < len(lines) and lines[at].strip() else [])
+    return "\n".join(lines[:at] + block + lines[at:]).rstrip("\n") + "\n"
+
+
+def span(seconds: float) -> str:
+    """A short Chinese duration for the model: ``30 分钟``, ``45 秒``, ``1.5 小时``."""
+    if seconds >= 3600:
+        return f"{seconds / 3600:g} 小时"
+    if seconds >= 60:
+        return f"{seconds / 60:g} 分钟"
+    return f"{seconds:g} 秒"
+
+
+class HumanChannel:
+    """The engine's way to ask a person: ask tool, Q&A log, limits, inbox and brief amendments.
+
+    No ``transport``: nobody can be asked, every ask returns ``Answer("nobody")`` at once.
+    ``timeout_s=0`` never waits (unattended runs); ``None`` waits forever. ``max_asks`` caps the
+    questions asked through this channel; past it ``ask`` returns ``nobody`` without asking.
+    ``on_event`` may be set later (a workflow hands the channel its front end's callback).
+    """
+
+    def __init__(
+        self,
+        *,
+        transport: Transport | None = None,
+        log_path: str | Path | None = None,
+        amend_path: str | Path | None = None,
+        max_asks: int | None = None,
+        timeout_s: float | None = DEFAULT_TIMEOUT_S,
+        server_name: str = "human",
+        on_event: OnEvent | None = None,
+    ) -> None:
+        if timeout_s is not None and timeout_s < 0:
+            raise ChannelError(
+                f"timeout_s must be >= 0 or None; got {timeout_s!r}. Use 0 to never wait, None to wait forever."
+            )
+        if max_asks is not None and max_asks < 0:
+            raise ChannelError(f"max_asks must be >= 0 or None; got {max_asks!r}. Use None for no limit.")
+        self.transport, self.log_path, self.amend_path = transport, log_path, amend_path
+        self.max_asks, self.timeout_s, self.server_name, self.on_event = max_asks, timeout_s, server_name, on_event
+        self.asks = 0  # questions asked so far (refused ones past max_asks do not count)
+        self._inbox: list[tuple[str, str]] = []
+
+    # -- asking ---------------------------------------------------------------------------
+
+    @property
+    def exhausted(self) -> bool:
+        """True when ``max_asks`` questions have been asked: the next ask is refused."""
+        return self.max_asks is not None and self.asks >= self.max_asks
+
+    async def ask(
+        self,
+        text: str,
+        *,
+        options: Sequence[str] = (),
+        default: str | None = None,
+        timeout_s: float | None = None,
+        asked_by: str = "",
+    ) -> Answer:
+        """Ask a person ``text`` and wait for the answer, logging both and emitting ``ask`` events.
+
+        ``timeout_s`` None uses the channel's. On timeout the answer is ``timeout`` with
+        ``default`` as its text (empty without one). A failing transport is logged and counts as
+        ``nobody``. Past ``max_asks``: ``nobody`` with the reason as text, nothing asked.
+        A blank ``text`` raises ``ChannelError`` (the ask tool reports it to the model).
+        """
+        if not text.strip():
+            raise ChannelError("ask() needs a question; got an empty text. Write the question in full.")
+        if self.exhausted:
+            return Answer("nobody", f"max_asks={self.max_asks} reached: no more questions may be asked in this run.")
+        self.asks += 1
+        n = self.asks
+        wait = self.timeout_s if timeout_s is None else timeout_s
+        q = Question(text, tuple(options), default, wait, asked_by=asked_by)
+        self._log_question(n, q)
+        self._emit(n, q, None)
+        answer, note = await self._wait(q, wait)
+        self._log_answer(answer, note)
+        self._emit(n, q, answer)
+        return answer
+
+    async def _wait(self, q: Question, wait: float | None) -> tuple[Answer, str]:
+        if self.transport is None:
+            return Answer("nobody"), "nobody to ask"
+        if wait == 0:  # unattended run: never block on a person
+            return Answer("nobody"), "timeout_s=0: not waiting"
+        try:
+            return await asyncio.wait_for(self.transport.ask(q), wait), ""
+        except TimeoutError:
+            note = f"timeout after {wait:g} s" + ("; default used" if q.default is not None else "")
+            return Answer("timeout", q.default or ""), note
+        except Exception as exc:  # a broken front end must not end the run: nobody could be asked
+            log.exception("transport %r failed to ask %r", self.transport, q.text)
+            return Answer("nobody"), f"transport failed: {exc!r}"
+
+    def _emit(self, n: int, q: Question, a: Answer | None) -> None:
+        payload: dict[str, Any] = {
+            "phase": "answered" if a else "asked",
+            "question": q.text,
+            "options": list(q.options),
+            "state": a.state if a else "",
+            "answer": a.text if a else "",
+            "by": a.by if a else "",
+            "key": q.key,
+            "n": n,
+        }
+        emit(self.on_event, Event("ask", step=q.asked_by, payload=payload))
+
+    # -- the Q&A log ----------------------------------------------------------------------
+
+    def _append_log(self, text: str) -> None:
+        if self.log_path is None:
+            return
+        path = Path(self.log_path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as f:
+            f.write(text)
+
+    def _log_question(self, n: int, q: Question) -> None:
+        head = ", ".join(x for x in (time.strftime("%Y-%m-%d %H:%M:%S"), q.asked_by) if x)
+        lines = [f"### Q{n} ({head})", "", q.text.strip(), ""]
+        if q.options:
+            lines += [f"{i}. {o}" for i, o in enumerate(q.options, 1)] + [""]
+        if q.default is not None:
+            lines += [f"default: {q.default}", ""]
+        self._append_log("\n".join(lines) + "\n")
+
+    def _log_answer(self, a: Answer, note: str) -> None:
+        who = f"answered by {a.by}" if a.answered and a.by else a.state
+        detail = "; ".join(x for x in (who, note) if x)
+        self._append_log(f"**A**: {a.text.strip() or '(no answer)'} — _{detail}_\n\n")
+
+    # -- the MCP tools --------------------------------------------------------------------
+
+    @property
+    def tool_name(self) -> str:
+        """The ask tool's full name as the CLI knows it (for ``allowed_tools``)."""
+        return f"mcp__{self.server_name}__ask"
+
+    @property
+    def inbox_tool_name(self) -> str:
+        """The inbox tool's full name as the CLI knows it."""
+        return f"mcp__{self.server_name}__inbox"
+
+    def tool_text(self, a: Answer, wait: float | None) -> str:
+        """What the model reads back for answer ``a`` to a question that waited ``wait`` s."""
+        if a.answered:
+            return (a.text or "(空回答)") + (f"\n{ANSWERED_BY.format(by=a.by)}" if a.by else "")
+        if a.state == "timeout" and wait:
+            if a.text:
+                return TIMEOUT_DEFAULT_TEXT.format(span=span(wait), default=a.text)
+            return TIMEOUT_TEXT.format(span=span(wait))
+        return NOBODY_TEXT
+
+    def mcp_servers(self, *, asked_by: str = "") -> dict[str, Any]:
+        """``{server_name: <in-process MCP server>}`` for ``ClaudeAgentOptions.mcp_servers``.
+
+        Two tools: ``ask`` (question, optional options) and ``inbox`` (no input). ``asked_by``
+        names the role in the Q&A log and events. Each call builds a fresh server.
+        """
+
+        @tool("ask", ASK_DESCRIPTION, ASK_SCHEMA)
+        async def ask_tool(args: dict[str, Any]) -> dict[str, Any]:
+            if self.exhausted:  # checked here too so the model hears the limit, not "nobody"
+                return _tool_reply(LIMIT_TEXT.format(limit=self.max_asks))
+            options = tuple(args.get("options") or ())
+            a = await self.ask(str(args["question"]), options=options, asked_by=asked_by)
+            return _tool_reply(self.tool_text(a, self.timeout_s))
+
+        @tool("inbox", INBOX_DESCRIPTION, {"type": "object", "properties": {}})
+        async def inbox_tool(args: dict[str, Any]) -> dict[str, Any]:
+            notes = self.drain()
+            if not notes:
+                return _tool_reply(INBOX_EMPTY)
+            lines = [f"- {by}: {text}" if by else f"- {text}" for text, by in notes]
+            return _tool_reply("\n".join([INBOX_HEAD, *lines]))
+
+        return {self.server_name: create_sdk_mcp_server(self.server_name, tools=[ask_tool, inbox_tool])}
+
+    # -- inbox ----------------------------------------------------------------------------
+
+    def post(self, text: str, *, by: str = "") -> None:
+        """Leave a note for the run; the coordinator picks it up with the inbox tool."""
+        self._inbox.append((text, by))
+
+    def drain(self) -> list[tuple[str, str]]:
+        """Return the notes left so far as ``(text, by)``, oldest first, and forget them."""
+        notes, self._inbox = self._inbox, []
+        return notes
+
+    # -- amendments -----------------------------------------------------------------------
+
+    def amend(self, said: str, *, label: str = AMEND_LABEL) -> bool:
+        """Add ``said`` as a bullet under ``## {label}`` in the brief at ``amend_path``.
+
+        Reuses an existing ``## {label}`` section; writes nothing and returns False when the
+        sentence is already in the file (whitespace-insensitive) or is blank; True when written.
+        A missing brief file is created. No ``amend_path`` raises ``ChannelError`` (a ValueError).
+        """
+        if self.amend_path is None:
+            raise ChannelError(
+                f"HumanChannel.amend({said!r}) needs amend_path, the brief file to append to; "
+                "construct the channel with amend_path=<brief path> (starter_flow passes 需求.md)."
+            )
+        path = Path(self.amend_path)
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        new = amend_text(old, said, label=label)
+        if new is None:
+            return False
+        write_text_atomic(path, new)
+        return True
+
+
+def _tool_reply(text: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}]}
+

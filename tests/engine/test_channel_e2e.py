@@ -1,0 +1,105 @@
+"""The ask and inbox tools through the real Claude Code CLI, against the offline fake model.
+
+What is asserted is what the model was shown in the request after its tool call, and what the
+channel wrote to its Q&A log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, query
+
+from engine.core.channel import LIMIT_TEXT, TIMEOUT_TEXT, HumanChannel, span
+from engine.core.events import Event
+from engine.core.transports import ScriptedTransport
+from engine.testing import FakeModel, prompt_contains, text, tool_results, tool_use
+
+
+async def _run(prompt: str, ws: Path, env: dict[str, str], ch: HumanChannel, **options: Any) -> list[ResultMessage]:
+    opts = ClaudeAgentOptions(
+        cwd=str(ws),
+        env=env,
+        mcp_servers=ch.mcp_servers(asked_by="协调者"),
+        allowed_tools=[ch.tool_name, ch.inbox_tool_name],
+        **options,
+    )
+    return [m async for m in query(prompt=prompt, options=opts) if isinstance(m, ResultMessage)]
+
+
+def _results_after(fm: FakeModel, rule_name: str, reply_index: int) -> list[tuple[str, str]]:
+    """The tool results in the last message of the request answered by ``reply_index``."""
+    (req,) = [r for r in fm.message_requests if r.rule == rule_name and r.reply_index == reply_index]
+    return tool_results(req.body, last_only=True)
+
+
+async def test_the_model_asks_a_person_answers_and_the_next_request_carries_it(
+    tmp_path: Path, fake_model: FakeModel, fake_model_env: dict[str, str]
+) -> None:
+    transport = ScriptedTransport()  # no script: each question waits for answer() below
+    events: list[Event] = []
+    log = tmp_path / ".flower" / "notes" / "问答记录.md"
+    ch = HumanChannel(transport=transport, log_path=log, timeout_s=None, on_event=events.append)
+    ch.post("the staging DB is read-only today", by="bob")
+    main = fake_model.rule(
+        tool_use(ch.tool_name, {"question": "Which database?", "options": ["PostgreSQL", "SQLite"]}),
+        tool_use(ch.inbox_tool_name, {}),
+        tool_use(ch.inbox_tool_name, {}),
+        text("going with the answer"),
+        when=prompt_contains("ASK-IT"),
+        name="main",
+    )
+    fake_model.fallback(text("ok"), repeat_last=True)
+
+    async def person() -> None:
+        q = await transport.next_question()
+        transport.answer(q.key, "SQLite", by="alice")
+
+    answering = asyncio.create_task(person())
+    results = await _run("ASK-IT", tmp_path, fake_model_env, ch)
+    await answering
+
+    assert results and not results[-1].is_error
+    assert len(main.requests) == 4
+    (q,) = transport.asked
+    assert (q.text, q.options, q.asked_by, q.timeout_s) == ("Which database?", ("PostgreSQL", "SQLite"), "协调者", None)
+    assert _results_after(fake_model, "main", 1) == [(ch.tool_name, "SQLite\n(回答人:alice)")]
+    ((tool, inbox),) = _results_after(fake_model, "main", 2)
+    assert tool == ch.inbox_tool_name and "- bob: the staging DB is read-only today" in inbox
+    assert _results_after(fake_model, "main", 3) == [(ch.inbox_tool_name, "(空) nothing new")]  # drained once
+    written = log.read_text(encoding="utf-8")
+    assert "### Q1 (" in written and ", 协调者)" in written
+    assert "1. PostgreSQL\n2. SQLite\n" in written and "**A**: SQLite — _answered by alice_" in written
+    assert [(e.kind, e.step, e.payload["phase"], e.payload["answer"]) for e in events] == [
+        ("ask", "协调者", "asked", ""),
+        ("ask", "协调者", "answered", "SQLite"),
+    ]
+
+
+async def test_nobody_answers_in_time_and_the_model_is_told_to_assume(
+    tmp_path: Path, fake_model: FakeModel, fake_model_env: dict[str, str]
+) -> None:
+    transport = ScriptedTransport()  # nobody ever answers
+    ch = HumanChannel(transport=transport, log_path=tmp_path / "qa.md", timeout_s=0.05, max_asks=1)
+    main = fake_model.rule(
+        tool_use(ch.tool_name, {"question": "Deploy on Friday?"}),
+        tool_use(ch.tool_name, {"question": "Then on Monday?", "options": ["yes", "no"]}),
+        text("assumed and noted"),
+        when=prompt_contains("NOBODY-THERE"),
+        name="main",
+    )
+    fake_model.fallback(text("ok"), repeat_last=True)
+
+    results = await _run("NOBODY-THERE", tmp_path, fake_model_env, ch)
+
+    assert results and not results[-1].is_error
+    assert len(main.requests) == 3
+    assert _results_after(fake_model, "main", 1) == [(ch.tool_name, TIMEOUT_TEXT.format(span=span(0.05)))]
+    # past max_asks the tool refuses without asking anyone
+    assert _results_after(fake_model, "main", 2) == [(ch.tool_name, LIMIT_TEXT.format(limit=1))]
+    assert [q.text for q in transport.asked] == ["Deploy on Friday?"] and transport.waiting == []
+    written = (tmp_path / "qa.md").read_text(encoding="utf-8")
+    assert "Deploy on Friday?" in written and "_timeout; timeout after 0.05 s_" in written
+    assert "Then on Monday?" not in written
