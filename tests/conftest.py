@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-pytest_plugins = ["engine.testing.pytest_plugin"]
+pytest_plugins = ["engine.testing.pytest_plugin", "bot.testing.pytest_plugin"]
 
 _LEAKY_PREFIXES = ("SLACK_", "ANTHROPIC_", "CLAUDE", "FLOWER_")
 

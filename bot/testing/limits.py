@@ -44,9 +44,12 @@ def parse_json_field(value: object, *, name: str) -> object:
         raise ApiError(f"invalid_{name}_format") from None
 
 
-def check_message(text: object, blocks: object, *, require_content: bool = True) -> None:
-    """Raise ApiError when Slack would refuse this text/blocks pair; return None when it is fine."""
-    if require_content and not text and not blocks:
+def check_message(text: object, blocks: object, *, attachments: object = None) -> None:
+    """Raise ApiError when Slack would refuse this message; return None when it is fine.
+
+    A message needs text, blocks or attachments; only text and blocks are checked in detail.
+    """
+    if not text and not blocks and not attachments:
         raise ApiError("no_text")
     if isinstance(text, str) and len(text) > MAX_TEXT:
         raise ApiError("msg_too_long")

@@ -48,7 +48,10 @@ class ResponseTarget:
 
 
 class WebApi:
-    """aiohttp routes for `/api/<method>`, file uploads and response URLs; every request is recorded."""
+    """aiohttp routes for `/api/<method>`, file uploads and response URLs; every request is recorded.
+
+    Uploads are recorded as method "upload" and response URL posts as "response_url".
+    """
 
     def __init__(self, methods: WebMethods, signal: Signal) -> None:
         self.methods = methods
@@ -111,11 +114,15 @@ class WebApi:
         return web.json_response(body, status=status, headers=headers)
 
     async def _upload(self, request: web.Request) -> web.Response:
-        upload = self.store.uploads.get(request.match_info["file_id"])
+        file_id = request.match_info["file_id"]
+        upload = self.store.uploads.get(file_id)
+        content = await request.read()
         if upload is None:
+            self._record("upload", {"file_id": file_id}, request, None, 404, {"ok": False, "error": "file_not_found"})
             return web.Response(status=404, text="unknown upload")
-        upload.content = await request.read()
-        return web.Response(text=f"OK - {len(upload.content)}")
+        upload.content = content
+        self._record("upload", {"file_id": file_id, "length": len(content)}, request, None, 200, {"ok": True})
+        return web.Response(text=f"OK - {len(content)}")
 
     async def _response_url(self, request: web.Request) -> web.Response:
         target = self.response_targets.get(request.match_info["key"])

@@ -96,7 +96,7 @@ class WebMethods:
     def _post_message(self, args: dict) -> dict:
         channel = self._channel(args, "channel")
         blocks = self.blocks_arg(args)
-        check_message(args.get("text"), blocks or args.get("attachments"))
+        check_message(args.get("text"), blocks, attachments=args.get("attachments"))
         message = self.store.add(
             Message(
                 channel=channel.id,

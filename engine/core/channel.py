@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,12 +17,13 @@ from typing import Any
 
 from claude_agent_sdk import create_sdk_mcp_server, tool
 
+from engine.core.amend import AMEND_LABEL, amend_text
 from engine.core.atomic import write_text_atomic
 from engine.core.events import Event, OnEvent, emit
-from engine.core.transports import Answer, AnswerState, Question, Transport, normalize_text, question_key
+from engine.core.transports import Answer, AnswerState, Question, Transport, question_key
 from engine.errors import FlowerError
 
-__all__ = [
+__all__ = [  # the values and the seam live in transports.py; re-exported here for one import
     "AMEND_LABEL",
     "Answer",
     "AnswerState",
@@ -38,13 +38,14 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_S = 1800.0
-AMEND_LABEL = "唤醒时追加"  # the spec's wake-amendment section title (same as engine.docs.brief)
 
 # What the model reads back from the ask tool. Chinese like the spec's other defaults; each one
 # tells it to go on and write its assumption where the brief keeps them (未知与假设).
 ASSUME = "请按你的最佳判断继续,并把你做的假设写进「未知与假设」(assumptions)。"
 TIMEOUT_TEXT = "在 {span} 内没有人回答。" + ASSUME
-TIMEOUT_DEFAULT_TEXT = "在 {span} 内没有人回答,按默认选项「{default}」继续,并把这个假设写进「未知与假设」(assumptions)。"
+TIMEOUT_DEFAULT_TEXT = (
+    "在 {span} 内没有人回答,按默认选项「{default}」继续,并把这个假设写进「未知与假设」(assumptions)。"
+)
 NOBODY_TEXT = "现在没有人可以回答这个问题。" + ASSUME
 LIMIT_TEXT = "提问次数已用完(最多 {limit} 次),不能再问了:请自己决定。" + ASSUME
 ANSWERED_BY = "(回答人:{by})"
@@ -75,50 +76,6 @@ class ChannelError(FlowerError, ValueError):
     """A HumanChannel was used in a way it cannot serve (e.g. amend() without amend_path)."""
 
 
-_HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
-_FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
-
-
-def _headings(lines: Sequence[str]) -> list[tuple[int, int, str]]:
-    """``(line index, level, title)`` of each ``#`` heading outside fenced code."""
-    found, fenced = [], False
-    for i, line in enumerate(lines):
-        if _FENCE.match(line):
-            fenced = not fenced
-        elif not fenced and (m := _HEADING.match(line)):
-            found.append((i, len(m.group(1)), normalize_text(m.group(2))))
-    return found
-
-
-def amend_text(text: str, said: str, *, label: str = AMEND_LABEL) -> str | None:
-    """``text`` with ``said`` added as a bullet under its ``## {label}`` section, or None.
-
-    None when ``said`` is blank or already in ``text`` (whitespace-insensitive): a repeated wake
-    with the same words must not pile up the same amendment. An existing section with that
-    title gets the bullet at its end (no duplicate heading); otherwise the section is appended.
-    """
-    said = said.strip()
-    if not said or normalize_text(said) in normalize_text(text):
-        return None
-    said_lines = said.splitlines()
-    bullet = [f"- {said_lines[0]}", *(f"  {x}" if x.strip() else "" for x in said_lines[1:])]
-    lines = text.splitlines()
-    heads = _headings(lines)
-    own = next(((i, lvl) for i, lvl, title in heads if title == normalize_text(label)), None)
-    if own is None:
-        body = text.rstrip()
-        return (body + "\n\n" if body else "") + "\n".join([f"## {label}", "", *bullet]) + "\n"
-    start, level = own
-    end = next((i for i, lvl, _ in heads if i > start and lvl <= level), len(lines))
-    at = end
-    while at > start + 1 and not lines[at - 1].strip():
-        at -= 1
-    prev = lines[at - 1]
-    in_list = prev.lstrip().startswith(("- ", "* ", "+ ")) or (prev.startswith("  ") and at > start + 1)
-    block = ([] if in_list else [""]) + bullet + ([""] if at < len(lines) and lines[at].strip() else [])
-    return "\n".join(lines[:at] + block + lines[at:]).rstrip("\n") + "\n"
-
-
 def span(seconds: float) -> str:
     """A short Chinese duration for the model: ``30 分钟``, ``45 秒``, ``1.5 小时``."""
     if seconds >= 3600:
@@ -132,9 +89,10 @@ class HumanChannel:
     """The engine's way to ask a person: ask tool, Q&A log, limits, inbox and brief amendments.
 
     No ``transport``: nobody can be asked, every ask returns ``Answer("nobody")`` at once.
-    ``timeout_s=0`` never waits (unattended runs); ``None`` waits forever. ``max_asks`` caps the
-    questions asked through this channel; past it ``ask`` returns ``nobody`` without asking.
-    ``on_event`` may be set later (a workflow hands the channel its front end's callback).
+    ``timeout_s=0`` never waits (unattended runs); ``None`` waits forever (through the ask tool
+    the CLI's own limit still applies: ``MCP_TOOL_TIMEOUT``, 1e8 ms unless set). ``max_asks``
+    caps the questions asked through this channel; past it ``ask`` returns ``nobody`` without
+    asking. ``on_event`` may be set later (a workflow hands the channel its front end's callback).
     """
 
     def __init__(
@@ -180,6 +138,9 @@ class HumanChannel:
         ``timeout_s`` None uses the channel's. On timeout the answer is ``timeout`` with
         ``default`` as its text (empty without one). A failing transport is logged and counts as
         ``nobody``. Past ``max_asks``: ``nobody`` with the reason as text, nothing asked.
+        Events: ``Event("ask", step=asked_by)`` with payload ``phase`` "asked", then "answered"
+        (or "cancelled" when the wait is cancelled), ``question``, ``options``, ``state``,
+        ``answer``, ``by``, ``key`` and ``n`` (the question's number in the log).
         A blank ``text`` raises ``ChannelError`` (the ask tool reports it to the model).
         """
         if not text.strip():
@@ -191,10 +152,15 @@ class HumanChannel:
         wait = self.timeout_s if timeout_s is None else timeout_s
         q = Question(text, tuple(options), default, wait, asked_by=asked_by)
         self._log_question(n, q)
-        self._emit(n, q, None)
-        answer, note = await self._wait(q, wait)
+        self._emit(n, q, None, "asked")
+        try:
+            answer, note = await self._wait(q, wait)
+        except asyncio.CancelledError:  # the step was interrupted: close the question everywhere
+            self._log_answer(Answer("nobody"), "cancelled")
+            self._emit(n, q, Answer("nobody"), "cancelled")
+            raise
         self._log_answer(answer, note)
-        self._emit(n, q, answer)
+        self._emit(n, q, answer, "answered")
         return answer
 
     async def _wait(self, q: Question, wait: float | None) -> tuple[Answer, str]:
@@ -211,9 +177,9 @@ class HumanChannel:
             log.exception("transport %r failed to ask %r", self.transport, q.text)
             return Answer("nobody"), f"transport failed: {exc!r}"
 
-    def _emit(self, n: int, q: Question, a: Answer | None) -> None:
+    def _emit(self, n: int, q: Question, a: Answer | None, phase: str) -> None:
         payload: dict[str, Any] = {
-            "phase": "answered" if a else "asked",
+            "phase": phase,
             "question": q.text,
             "options": list(q.options),
             "state": a.state if a else "",

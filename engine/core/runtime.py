@@ -241,15 +241,13 @@ class Runtime:
             emit(on_event, Event("turn", name, {"context": tokens}))
             if not (watch and self.handoff.enabled):
                 return None
-            if tokens >= self.handoff.at:
-                return self.HANDOFF_DUE
             if tokens >= self.handoff.warn_at and not self._warned:
-                self._warned = True
+                self._warned = True  # once per generation, even when one turn jumps past `at`
                 emit(on_event, Event("handoff", name, {
                     "phase": "near", "used": tokens, "at": self.handoff.at,
                     "window": self.handoff.window,
                 }))
-            return None
+            return self.HANDOFF_DUE if tokens >= self.handoff.at else None
         return check
 
     async def _attempt(

@@ -113,12 +113,16 @@ class TerminalTransport:
     """Asks on the terminal: prints the question to ``output`` and reads a line from ``input``.
 
     Defaults: ``sys.stderr`` and ``sys.stdin``. The line is read in a daemon thread so the event
-    loop keeps running. A read left pending by a timeout is reused by the next question (one
-    reader at a time, no line lost to a stale thread); a line typed while no question was open
-    is dropped. End of input answers ``nobody`` (and every later question too).
+    loop keeps running (and a process exit never waits for it). A read left pending by a timed-out
+    question is reused by the next one: one reader at a time, so no line goes to a stale thread.
+    A line that reader got while no question was open (a late answer) is dropped, not taken as
+    the answer to the next question. A number picks an option, other text is a free answer, an
+    empty line gives the default (or asks again). End of input answers ``nobody``, for good.
     """
 
-    def __init__(self, *, input: TextIO | None = None, output: TextIO | None = None, by: str = "terminal") -> None:
+    def __init__(
+        self, *, input: TextIO | None = None, output: TextIO | None = None, by: str = "terminal"
+    ) -> None:
         self.input = input
         self.output = output
         self.by = by
@@ -184,7 +188,8 @@ class TerminalTransport:
             self._write("> ")
 
 
-Script = Sequence[str] | Callable[[Question], "str | Answer | Awaitable[str | Answer | None] | None"]
+ScriptReply = str | Answer | None
+Script = Sequence[str] | Callable[[Question], ScriptReply | Awaitable[ScriptReply]]
 
 
 class ScriptedTransport:

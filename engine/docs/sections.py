@@ -7,7 +7,7 @@ Rules (the spec's "where the errors concentrate"):
   answer must leave the later sections missing so the gate asks again, rather than parse the
   half-written code as sections. One exception: a model often wraps its whole document in a
   ```markdown fence (or a bare ``` one when nothing outside it has a heading); that wrapper is
-  unwrapped first.
+  unwrapped first. (The fence scanning itself is ``engine.docs.fences``.)
 - A heading is a line that names a known section and is marked as one: ``## 目标``,
   ``**目标**``, ``目标:`` / ``目标：``, ``3. 边界``, ``一、目标``; text after it on the same line is
   the start of its content. A bare word on a line of its own is NOT a heading ("未通过" alone in a
@@ -31,12 +31,12 @@ from pathlib import Path
 from typing import Any, Self
 
 from engine.core.atomic import write_text_atomic
+from engine.docs.fences import code_mask, unwrap_fences
 
 PLACEHOLDER = "(未填)"
 _PLACEHOLDERS = {PLACEHOLDER, "（未填）"}
 _EMPTY_ITEMS = {"无", "（无）", "(无)", "没有", "none", "n/a", "-", "—", *_PLACEHOLDERS}
 
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
 _BREAK = re.compile(r"^[ \t]{0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _ANY_HASH_HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+\S")
 _NUM = r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})[.)、．][ \t]*"
@@ -48,70 +48,6 @@ _CHECKBOX = re.compile(r"^\[[ xX✓]\][ \t]*")
 def is_placeholder(text: str) -> bool:
     """True when ``text`` (stripped) is the "(未填)" placeholder that ``to_markdown`` writes."""
     return text.strip() in _PLACEHOLDERS
-
-
-def _closing(lines: Sequence[str], start: int, fence: str) -> int | None:
-    """Index of the line closing the fence opened at ``start``: same character, at least as many
-    of them, nothing else on the line (CommonMark); None when it is never closed."""
-    closer = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
-    return next((j for j in range(start + 1, len(lines)) if closer.match(lines[j])), None)
-
-
-def code_mask(lines: Sequence[str]) -> tuple[list[str], list[bool]]:
-    """Split off an unclosed fence and mark fenced lines.
-
-    Returns the lines kept (everything before an unclosed opening fence) and, per kept line,
-    whether it belongs to a closed code block (fence lines included). A closing fence uses the
-    opening character, at least as many of them, and nothing else on the line (CommonMark).
-    """
-    kept: list[str] = []
-    mask: list[bool] = []
-    i = 0
-    while i < len(lines):
-        m = _FENCE.match(lines[i])
-        if not m:
-            kept.append(lines[i])
-            mask.append(False)
-            i += 1
-            continue
-        end = _closing(lines, i, m.group(1))
-        if end is None:  # unclosed: the answer was cut off here; drop the rest
-            break
-        kept.extend(lines[i : end + 1])
-        mask.extend([True] * (end + 1 - i))
-        i = end + 1
-    return kept, mask
-
-
-def unwrap_fences(lines: Sequence[str], infos: frozenset[str]) -> list[str]:
-    """``lines`` with closed top-level fences whose info string is in ``infos`` unwrapped.
-
-    Their inside becomes ordinary text, followed by a ``---`` break; other fences are left as is.
-    """
-    out: list[str] = []
-    i = 0
-    while i < len(lines):
-        m = _FENCE.match(lines[i])
-        end = _closing(lines, i, m.group(1)) if m else None
-        if m is None or end is None:
-            out.append(lines[i])
-            i += 1
-            continue
-        wrapped = m.group(2).strip().lower() in infos
-        # A wrapper's closing line becomes a thematic break: text after the wrapped document is
-        # the model's chatter, not part of its last section.
-        out.extend([*lines[i + 1 : end], "---"] if wrapped else lines[i : end + 1])
-        i = end + 1
-    return out
-
-
-_MD_INFOS = frozenset({"markdown", "md"})
-
-
-def has_unclosed_fence(text: str) -> bool:
-    """True when ``text`` opens a code fence it never closes (a truncated answer)."""
-    lines = text.splitlines()
-    return len(code_mask(lines)[0]) < len(lines)
 
 
 @dataclass
@@ -174,7 +110,7 @@ class SectionTable:
 
     def parse(self, text: str) -> Parsed:
         """Split ``text`` into this table's sections (see the module docstring for the rules)."""
-        lines = unwrap_fences((text or "").splitlines(), _MD_INFOS)
+        lines = unwrap_fences((text or "").splitlines(), frozenset({"markdown", "md"}))
         parsed = self._parse_lines(lines)
         if not parsed.seen:  # maybe the whole document sits in a bare ``` wrapper
             bare = unwrap_fences(lines, frozenset({""}))

@@ -110,7 +110,7 @@ def is_denial(entry: Entry, block: dict[str, Any]) -> bool:
 
 
 def prune_entries(entries: list[Entry], policy: PrunePolicy) -> tuple[list[Entry], dict[str, int]]:
-    """The entries to show on resume and ``{"api_errors", "denials", "interrupted", "pruned_chars"}``.
+    """The entries to show on resume, and counts: api_errors, denials, interrupted, pruned_chars.
 
     Edits kept entries in place (block removal, neutral notes, re-linked parents).
     """
@@ -122,32 +122,45 @@ def prune_entries(entries: list[Entry], policy: PrunePolicy) -> tuple[list[Entry
                 dropped.append(entry)
                 report["api_errors"] += 1
                 report["pruned_chars"] += len(json.dumps(entry.get("message"), ensure_ascii=False))
+    # Classify before editing: a neutralized result no longer reads as an interruption.
+    found = list(tool_results(entries))
+    denials = [(e, b) for e, b in found if is_denial(e, b)]
     if policy.neutralize_interrupted:
-        for entry, block in tool_results(entries):
+        for entry, block in found:
             text = result_text(block)
             if is_interruption(entry, block) and text != policy.interrupted_text:
                 report["pruned_chars"] += max(len(text or "") - len(policy.interrupted_text), 0)
-                block["content"] = policy.interrupted_text
+                block["content"] = policy.interrupted_text  # no detail: "stopped here" is enough
                 report["interrupted"] += 1
-    denials = [(e, b) for e, b in tool_results(entries) if is_denial(e, b)]
+    # One stays, not zero: it stops a retry of the same blocked call; a pile teaches helplessness.
     keep = len(denials) if policy.keep_denials is None else max(policy.keep_denials, 0)
     old = denials[: max(len(denials) - keep, 0)]
-    ids = {b.get("tool_use_id") for _, b in old} - {None}
+    report["denials"] = len(old)
+    report["pruned_chars"] += _drop_calls(entries, {b.get("tool_use_id") for _, b in old}, dropped)
+    gone = {id(e) for e in dropped}
+    kept = [e for e in entries if id(e) not in gone]
+    relink(kept, {e["uuid"]: e.get("parentUuid") or e.get("logicalParentUuid")
+                  for e in dropped if e.get("uuid")})
+    return kept, report
+
+
+def _drop_calls(entries: list[Entry], ids: set[str | None], dropped: list[Entry]) -> int:
+    """Remove the tool_use and tool_result blocks of ``ids``; emptied entries join ``dropped``.
+
+    The call and its result go together, so every remaining call keeps its result. Returns the
+    characters removed.
+    """
+    ids = ids - {None}
+    chars = 0
     for entry in entries:
         blocks = blocks_of(entry)
         if not blocks or not any(_call_id(b) in ids for b in blocks):
             continue
-        gone = [b for b in blocks if _call_id(b) in ids]
-        report["pruned_chars"] += sum(len(json.dumps(b, ensure_ascii=False)) for b in gone)
+        chars += sum(len(json.dumps(b, ensure_ascii=False)) for b in blocks if _call_id(b) in ids)
         blocks[:] = [b for b in blocks if _call_id(b) not in ids]
         if not blocks:
-            dropped.append(entry)  # the call and its result go together: pairing stays valid
-    report["denials"] = len(old)
-    gone_ids = {id(e) for e in dropped}
-    kept = [e for e in entries if id(e) not in gone_ids]
-    relink(kept, {e["uuid"]: e.get("parentUuid") or e.get("logicalParentUuid")
-                  for e in dropped if e.get("uuid")})
-    return kept, report
+            dropped.append(entry)
+    return chars
 
 
 def relink(entries: list[Entry], dropped_parent: dict[str, str | None]) -> None:

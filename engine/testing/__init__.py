@@ -2,13 +2,20 @@
 
 Shipped with the package so users can test their own workflows offline::
 
-    from engine.testing import FakeModel, offline_env, text, tool_use, prompt_contains
+    from engine.testing import FakeModel, offline_env, prompt_contains, text, tool_use
 
     with FakeModel() as fm:
         fm.rule(tool_use("Bash", {"command": "ls"}), text("done"), when=prompt_contains("list"))
-        options = ClaudeAgentOptions(env=offline_env(fm.base_url, config_dir), ...)
+        env = offline_env(fm.base_url, config_dir)  # also set CLAUDE_CONFIG_DIR in this process
+        async for message in query(prompt="list the files", options=ClaudeAgentOptions(env=env)):
+            ...
+        assert "README.md" in fm.last_request().shown
 
-In pytest, the ``fake_model`` fixture (``engine.testing.pytest_plugin``) does the setup.
+Rules are matched in order (fallbacks last); a rule's replies are turn-indexed by default: reply
+``n`` answers the request with ``n`` assistant messages since the latest prompt, so concurrent
+conversations (coordinator, subagents, a judge) each follow their own script and a retried
+request gets the same reply (``engine.testing.rules``). In pytest, the ``fake_model`` fixture
+(``engine.testing.pytest_plugin``) starts the server and applies the environment.
 """
 
 from engine.testing.conversation import assistant_turns, offered_tools, prompt_text, system_text, tool_results

@@ -29,6 +29,7 @@ from engine.testing.requests_log import RequestLog
 from engine.testing.rules import Condition, Rule, Sequencing, select, to_match
 from engine.testing.server import LocalServer
 
+
 def estimate_tokens(body: Any) -> int:
     """A rough input token count for a request body: four characters a token."""
     return max(1, len(json.dumps(body, ensure_ascii=False)) // 4)
@@ -177,7 +178,9 @@ class FakeModel(LocalServer, RequestLog):
             usage=usage,
         )
 
-    async def _messages(self, request: web.BaseRequest, rec: RecordedRequest, body: dict[str, Any]) -> web.StreamResponse:
+    async def _messages(
+        self, request: web.BaseRequest, rec: RecordedRequest, body: dict[str, Any]
+    ) -> web.StreamResponse:
         with self._lock:
             chosen = select(self._rules, body)
         if chosen is None and self.default is None:
@@ -229,7 +232,11 @@ class FakeModel(LocalServer, RequestLog):
         message: dict[str, Any],
         cut: CutStream | StreamError | None,
     ) -> web.StreamResponse:
-        headers = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "request-id": f"req_fake_{rec.index}"}
+        headers = {
+            "Content-Type": "text/event-stream",
+            "Cache-Control": "no-cache",
+            "request-id": f"req_fake_{rec.index}",
+        }
         response = web.StreamResponse(status=200, headers=headers)
         events = sse.message_events(message)
         if cut is not None:

@@ -128,7 +128,7 @@ class Hold(Fault):
         """
         try:
             return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(self._first)), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise FakeModelError(self._late(timeout)) from None
 
     def wait_arrived(self, timeout: float | None = 60) -> Any:

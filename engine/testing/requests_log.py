@@ -99,7 +99,7 @@ class RequestLog:
             self._wake()
         try:
             return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(fut)), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             got = len([r for r in self.requests if pred(r)])
             raise FakeModelError(
                 f"waited {timeout}s for {count} matching model request(s); {got} arrived. "

@@ -239,7 +239,8 @@ async def test_files_upload_v2_lands_in_the_thread_with_its_bytes(fake_slack):
     )
     file_id = done["file"]["id"]
     assert fake_slack.store.uploads[file_id].content == b"line 1\nline 2\n"
-    assert [c.method for c in fake_slack.calls()][-2:] == ["files.getUploadURLExternal", "files.completeUploadExternal"]
+    steps = [c.method for c in fake_slack.calls()][-3:]
+    assert steps == ["files.getUploadURLExternal", "upload", "files.completeUploadExternal"]
     shared = fake_slack.messages_in("C0GENERAL", parent["ts"])[-1]
     assert shared["files"][0]["title"] == "Report" and shared["user"] == "U0BOT"
 
@@ -513,3 +514,49 @@ def test_the_signature_is_slacks_documented_example():
     assert signature("8f742231b10e8888abcd99yyyzzz85a5", "1531420618", body) == (
         "v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503"
     )
+
+
+# --- event builders: the shapes Slack sends, and their effect on the fake's history ---------------
+
+
+def test_event_builders_match_slacks_shapes_and_update_history():
+    slack = FakeSlack()  # builders need no server
+    top = slack.mention("#general", "start")
+    shape = (top["type"], top["channel"], top["user"], top["text"])
+    assert shape == ("app_mention", "C0GENERAL", "U0ALICE", "<@U0BOT> start")
+    assert "thread_ts" not in top and "channel_type" not in top
+    reply = slack.user_message("C0GENERAL", "more detail", user="U0BOB", thread_ts=top["ts"])
+    assert (reply["type"], reply["thread_ts"], reply["channel_type"], reply.get("subtype")) == (
+        "message", top["ts"], "channel", None
+    )  # fmt: skip
+    nested = slack.user_message("C0GENERAL", "reply to a reply", thread_ts=reply["ts"])
+    assert nested["thread_ts"] == top["ts"]  # Slack files a reply to a reply under the parent
+    other = slack.bot_message("C0GENERAL", "beep", thread_ts=top["ts"])
+    assert (other["subtype"], other["bot_id"], "user" in other) == ("bot_message", "B0OTHER", False)
+    shared = slack.file_share("C0GENERAL", thread_ts=top["ts"], filename="log.txt", content=b"abc")
+    assert shared["subtype"] == "file_share" and shared["files"][0]["name"] == "log.txt"
+    assert slack.store.uploads[shared["files"][0]["id"]].content == b"abc"
+    changed = slack.message_changed("C0GENERAL", reply["ts"], "better detail")
+    assert (changed["subtype"], changed["hidden"]) == ("message_changed", True)
+    assert changed["message"]["text"] == "better detail"
+    assert changed["previous_message"]["text"] == "more detail" and changed["message"]["edited"]["user"] == "U0BOB"
+    deleted = slack.message_deleted("C0GENERAL", nested["ts"])
+    assert (deleted["subtype"], deleted["deleted_ts"]) == ("message_deleted", nested["ts"])
+    dm = slack.user_message("U0CAROL", "psst", user="U0CAROL")
+    assert dm["channel"].startswith("D") and dm["channel_type"] == "im"
+    private = slack.mention("G0SECRET", "hidden")
+    assert private["channel"] == "G0SECRET"
+
+    thread = slack.messages_in("C0GENERAL", top["ts"])
+    assert [m["text"] for m in thread] == ["<@U0BOT> start", "better detail", "beep", ""]
+    assert thread[0]["reply_count"] == 3
+    mention, message = slack.thread_mention("C0GENERAL", top["ts"], "<@U0BOT> status?")
+    assert (mention["type"], message["type"], mention["ts"]) == ("app_mention", "message", message["ts"])
+    assert mention["text"] == "<@U0BOT> status?"  # the tag is not doubled
+    assert len(slack.messages_in("C0GENERAL", top["ts"])) == 5  # stored once
+    with pytest.raises(FakeSlackError, match="C0GENERAL"):
+        slack.mention("C0NOWHERE", "hi")
+    with pytest.raises(FakeSlackError, match="U0ALICE"):
+        slack.user_message("C0GENERAL", "hi", user="U0GHOST")
+    with pytest.raises(FakeSlackError, match="not posted by the bot"):
+        slack.own_message("C0GENERAL", top["ts"])

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.core.amend import AMEND_LABEL, amend_text
 from engine.core.channel import (
-    AMEND_LABEL,
     LIMIT_TEXT,
     NOBODY_TEXT,
     TIMEOUT_DEFAULT_TEXT,
@@ -20,7 +20,6 @@ from engine.core.channel import (
     ChannelError,
     HumanChannel,
     Question,
-    amend_text,
     span,
 )
 from engine.core.events import Event
@@ -85,7 +84,8 @@ async def test_log_file_format_and_append(tmp_path: Path) -> None:
     assert re.search(r"^### Q1 \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d, 确认需求\)$", text, re.M)
     assert re.search(r"^### Q2 \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\)$", text, re.M)
     block1 = text.split("### Q1")[1].split("### Q2")[0]
-    assert "\nWhich database?\n\n1. PostgreSQL\n2. SQLite\n\ndefault: SQLite\n\n**A**: SQLite — _answered by alice_\n" in block1
+    expected = "\nWhich database?\n\n1. PostgreSQL\n2. SQLite\n\ndefault: SQLite\n\n**A**: SQLite — _answered by alice_\n"
+    assert expected in block1
     assert text.endswith("Ship it?\n\n**A**: yes — _answered by alice_\n\n")
 
 
@@ -106,7 +106,10 @@ async def test_events_asked_then_answered() -> None:
     assert all(e.step == "协调者" for e in seen)
     asked, answered = (e.payload for e in seen)
     key = question_key("Pick one", ("a", "b"))
-    assert asked == {"phase": "asked", "question": "Pick one", "options": ["a", "b"], "state": "", "answer": "", "by": "", "key": key, "n": 1}
+    assert asked == {
+        "phase": "asked", "question": "Pick one", "options": ["a", "b"],
+        "state": "", "answer": "", "by": "", "key": key, "n": 1,
+    }
     assert answered == {**asked, "phase": "answered", "state": "answered", "answer": "b", "by": "bob"}
 
 
@@ -143,7 +146,8 @@ async def test_timeout_with_default_gives_the_default(tmp_path: Path) -> None:
     ch = HumanChannel(transport=ScriptedTransport(), timeout_s=None, log_path=tmp_path / "qa.md")
     a = await ch.ask("Which?", options=("a", "b"), default="b", timeout_s=0.05)  # per-ask timeout wins
     assert a == Answer("timeout", "b")
-    assert "**A**: b — _timeout; timeout after 0.05 s; default used_" in (tmp_path / "qa.md").read_text(encoding="utf-8")
+    written = (tmp_path / "qa.md").read_text(encoding="utf-8")
+    assert "**A**: b — _timeout; timeout after 0.05 s; default used_" in written
 
 
 async def test_timeout_zero_never_asks() -> None:
@@ -166,6 +170,19 @@ async def test_wait_forever_until_answered_from_another_task() -> None:
     assert q.timeout_s is None and q.asked_by == "clarify" and t.waiting == [q]
     assert t.answer(q.key, "8080", by="carol")
     assert await pending == Answer("answered", "8080", "carol")
+
+
+async def test_a_cancelled_ask_is_closed_in_the_log_and_events(tmp_path: Path) -> None:
+    seen: list[Event] = []
+    t = ScriptedTransport()
+    ch = HumanChannel(transport=t, timeout_s=None, log_path=tmp_path / "qa.md", on_event=seen.append)
+    pending = asyncio.create_task(ch.ask("still there?"))
+    await t.next_question()
+    pending.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await pending
+    assert [e.payload["phase"] for e in seen] == ["asked", "cancelled"] and t.waiting == []
+    assert (tmp_path / "qa.md").read_text(encoding="utf-8").endswith("**A**: (no answer) — _nobody; cancelled_\n\n")
 
 
 async def test_a_failing_transport_counts_as_nobody(tmp_path: Path) -> None:
@@ -213,7 +230,8 @@ def test_tool_text(answer: Answer, wait: float | None, expected: str) -> None:
 def test_texts_tell_the_model_to_assume_and_record() -> None:
     for t in (TIMEOUT_TEXT, TIMEOUT_DEFAULT_TEXT, NOBODY_TEXT, LIMIT_TEXT):
         assert "未知与假设" in t
-    assert [span(s) for s in (0.05, 45, 90, 1800, 5400)] == ["0.05 秒", "45 秒", "1.5 分钟", "30 分钟", "1.5 小时"]
+    spans = [span(s) for s in (0.05, 45, 90, 1800, 5400)]
+    assert spans == ["0.05 秒", "45 秒", "1.5 分钟", "30 分钟", "1.5 小时"]
 
 
 # -- inbox -------------------------------------------------------------------------------------

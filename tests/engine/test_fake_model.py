@@ -91,7 +91,10 @@ async def test_scripted_write_then_bash_then_text_really_runs(fake_model, fake_m
 async def test_coordinator_and_subagent_follow_their_own_scripts(fake_model, fake_model_env, tmp_path):
     finish = hold()
     coordinator = fake_model.rule(
-        tool_use("Agent", {"description": "sub job", "prompt": "SUB-MARKER make sub.txt", "subagent_type": "general-purpose"}),
+        tool_use(
+            "Agent",
+            {"description": "sub job", "prompt": "SUB-MARKER make sub.txt", "subagent_type": "general-purpose"},
+        ),
         text("The worker is on it."),
         text("The worker finished."),
         when=prompt_contains("delegate"),
@@ -127,7 +130,9 @@ async def test_coordinator_and_subagent_follow_their_own_scripts(fake_model, fak
         (cut_stream(after_events=4), None, "server_error", "Connection dropped"),
     ],
 )
-async def test_each_fault_reaches_the_sdk_as_an_api_error(fake_model, fake_model_env, tmp_path, fault, status, error, words):
+async def test_each_fault_reaches_the_sdk_as_an_api_error(
+    fake_model, fake_model_env, tmp_path, fault, status, error, words
+):
     fake_model.rule(text("never " * 50), fault=fault)
     messages, raised = await run("hello", tmp_path, env=fake_model_env)
 
@@ -154,7 +159,8 @@ async def test_a_stream_cut_once_is_recovered_by_the_cli(fake_model, fake_model_
     fake_model.rule(text("whole answer", fault=cut_stream(after_events=3, times=1)))
     messages, error = await run("hello", tmp_path, env=fake_model_env)
     assert error is None and results(messages)[-1].result == "whole answer"
-    assert [(r.body["stream"], r.outcome) for r in fake_model.message_requests] == [(True, "cut_stream"), (False, "reply")]
+    tries = [(r.body["stream"], r.outcome) for r in fake_model.message_requests]
+    assert tries == [(True, "cut_stream"), (False, "reply")]
 
 
 async def test_held_reply_waits_for_release(fake_model, fake_model_env, tmp_path):
@@ -196,7 +202,8 @@ async def test_unmatched_request_fails_the_step_with_a_message(fake_model, fake_
 
 
 async def test_recorded_bodies_are_the_full_json(fake_model, fake_model_env, tmp_path):
-    fake_model.rule(reply("two blocks", tool_use("Bash", {"command": "echo a"}), tool_use("Bash", {"command": "echo b"})), text("end"))
+    both = reply("two blocks", tool_use("Bash", {"command": "echo a"}), tool_use("Bash", {"command": "echo b"}))
+    fake_model.rule(both, text("end"))
     messages, error = await run("hello", tmp_path, env=fake_model_env)
     assert error is None
     last = fake_model.last_request()

@@ -35,6 +35,7 @@ from engine.testing import (
     unauthorized,
 )
 from engine.testing import conversation as conv
+from engine.testing.match import COMPACTION_MARKER
 from engine.testing.rules import Rule, select, to_match
 
 REMINDER = {"type": "text", "text": "<system-reminder>\nattribution\n</system-reminder>\n"}
@@ -156,7 +157,7 @@ def test_shown_holds_system_text_tool_inputs_and_results():
         (~turn(0), AFTER_WRITE, FIRST),
         (to_match(lambda b: len(b["messages"]) == 1), FIRST, AFTER_WRITE),
         (to_match(["report", offers_tool("Bash")]), FIRST, body(user(said("report")), tools=("Write",))),
-        (compaction(), body(user(result("t", "x"), said("Your task is to create a detailed summary of the conversation so far"))), FIRST),
+        (compaction(), body(user(result("t", "x"), said("Your task is to " + COMPACTION_MARKER))), FIRST),
     ],
 )
 def test_matchers(matcher, yes, no):
@@ -189,7 +190,8 @@ def test_conversation_and_call_sequencing():
 
 
 def test_reply_builders():
-    r = reply("look", tool_use("Bash", {"command": "ls"}), tool_use("Read", {"file_path": "a"}), usage={"input_tokens": 5})
+    calls = (tool_use("Bash", {"command": "ls"}), tool_use("Read", {"file_path": "a"}))
+    r = reply("look", *calls, usage={"input_tokens": 5})
     assert [b["type"] for b in r.blocks] == ["text", "tool_use", "tool_use"]
     assert r.final_stop_reason == "tool_use" and r.usage == {"input_tokens": 5}
     assert text("done").final_stop_reason == "end_turn"
@@ -254,7 +256,8 @@ async def test_non_streaming_other_endpoints_and_recording(fake_model):
         async with s.post(fake_model.base_url + "/v1/other", json={}) as r:
             assert r.status == 404 and (await r.json())["error"]["type"] == "not_found_error"
     first = fake_model.requests[0]
-    assert (first.method, first.path, first.query, first.body["messages"]) == ("POST", "/v1/messages", {"beta": "true"}, FIRST["messages"])
+    assert (first.method, first.path, first.query) == ("POST", "/v1/messages", {"beta": "true"})
+    assert first.body["messages"] == FIRST["messages"]
     assert first.headers["x-api-key"] == "k" and first.rule == "rule0" and first.outcome == "reply"
     assert [r.path for r in fake_model.message_requests] == ["/v1/messages"]
     assert fake_model.last_request("rule0") is first and fake_model.last_request() is first

@@ -29,6 +29,15 @@ terse = AgentSpec(
 )
 
 
+def conversation(request) -> str:
+    """The user/assistant turns of a request (not the CLI's system text, which names paths)."""
+    return json.dumps([m for m in request.messages if m.get("role") != "system"], ensure_ascii=False)
+
+
+def assistant_messages(request) -> list:
+    return [m for m in request.messages if m.get("role") == "assistant"]
+
+
 def seed_step() -> Step:
     return Step("取词", terse, "读 seed.txt,只回文件里那个词。")
 
@@ -77,7 +86,7 @@ async def test_minimal_example_twice_resumes_the_same_session(fake_model, ws):
 
 async def test_529_then_success_resumes_without_error_detail(fake_model, ws):
     fake_model.rule(
-        text("banana", fault=overloaded(times=1)), when=prompt_contains("seed.txt"))
+        text("banana", fault=overloaded(times=1)), when="seed.txt")
     events = []
     rt = runtime(ws)
     try:
@@ -87,7 +96,7 @@ async def test_529_then_success_resumes_without_error_detail(fake_model, ws):
     assert r.ok and r.attempts == 2 and r.resumed and r.text == "banana"
     assert len(r.errors) == 1
     assert [e.kind for e in events].count("retry") == 1
-    after = fake_model.message_requests[-1].shown
+    after = conversation(fake_model.message_requests[-1])
     assert "Overloaded" not in after and "529" not in after and "API Error" not in after
     assert "没有做完" in after  # the resume prompt, which carries no error detail
 
@@ -100,12 +109,12 @@ async def test_401_is_fatal_and_not_retried(fake_model, ws):
     finally:
         rt.close()
     assert not r.ok and r.attempts == 1
-    assert r.error and ("401" in r.error or "auth" in r.error.lower())
+    assert r.error and "API key" in r.error
     assert len(fake_model.message_requests) == 1
 
 
 async def test_unreachable_endpoint_waits_then_continues(fake_model, ws):
-    fake_model.rule(text("back"), when=prompt_contains("ping"))
+    fake_model.rule(text("back"), when="ping")
     fake_model.go_offline()
     events = []
 
@@ -125,8 +134,8 @@ async def test_unreachable_endpoint_waits_then_continues(fake_model, ws):
 
 async def test_prompt_too_long_hands_off_to_a_new_session(fake_model, ws):
     big = AgentSpec(name="big", instructions="", allowed_tools=["Read"], max_turns=4)
-    fake_model.rule(text("x", fault=prompt_too_long(times=1)), when=prompt_contains("long task"))
     fake_model.rule(text("continued fine"), when=prompt_contains("交接"))
+    fake_model.rule(text("x", fault=prompt_too_long(times=1)), when=prompt_contains("long task"))
     rt = runtime(ws, workbench=True)
     events = []
     try:
@@ -149,8 +158,8 @@ async def test_context_threshold_has_the_session_write_its_handoff(fake_model, w
     spec = AgentSpec(name="干活", instructions="", allowed_tools=["Read"], max_turns=6)
     handoff = ("## 在做什么\n把 seed 读出来\n## 已定的事\n用 Read\n## 走不通的路\n无\n"
                "## 下一步\n回答 banana\n## 现场\nseed.txt 在根目录")
+    fake_model.rule(text("done after handoff"), when=prompt_contains("回答 banana"))
     fake_model.rule(text(handoff), when=prompt_contains("交接文档"))
-    fake_model.rule(text("done after handoff"), when=prompt_contains("下一步"))
     fake_model.rule(
         tool_use("Read", {"file_path": str(ws / "seed.txt")}, usage={"input_tokens": 190_000}),
         text("never reached"),
@@ -169,7 +178,7 @@ async def test_context_threshold_has_the_session_write_its_handoff(fake_model, w
     doc = rt.workbench.notes / "交接-干活.md"
     assert "回答 banana" in doc.read_text()
     first_new = [q for q in fake_model.message_requests if "回答 banana" in q.prompt][0]
-    assert len(first_new.messages) == 1  # a brand-new session whose first prompt is the handoff
+    assert not assistant_messages(first_new)  # a brand-new session whose first prompt is the handoff
 
 
 @pytest.mark.parametrize("damage", ["copied", "no-db", "corrupt"])
@@ -187,8 +196,10 @@ async def test_lineage_guard_starts_fresh_without_error(fake_model, ws, tmp_path
         (ws / "runs" / "lineage.json").write_text("{not json")
     ctx2, _ = await run_flow(target)
     assert ctx2["_sessions"]["取词"] != first
-    assert ctx2["_woke"] == 1
-    assert len(fake_model.message_requests[-1].messages) == 1  # fresh: only the prompt
+    # Another workspace path or an unreadable file is no lineage at all; a lost sessions.db
+    # only loses the sessions, the wake count of this folder goes on.
+    assert ctx2["_woke"] == (2 if damage == "no-db" else 1)
+    assert not assistant_messages(fake_model.message_requests[-1])  # fresh: nothing earlier
 
 
 async def test_judge_like_run_inside_gate_stays_out_of_lineage(fake_model, ws):

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from claude_agent_sdk import SessionStore
 from claude_agent_sdk.testing import run_session_store_conformance
 
 from engine.stores.prune import (
@@ -232,8 +233,13 @@ def test_policies_switch_each_pass_off():
 
 
 async def test_store_prunes_on_load_and_the_rows_stay(tmp_path):
-    original = load_sample("interrupted_bash") + denial_session(3)[11:] + load_sample("api_error_529")[-2:]
-    original[-2]["parentUuid"] = original[-4].get("uuid") or original[-5]["uuid"]
+    # Three denials, then the recorded interruption, then the recorded 529, as one chain.
+    original = denial_session(3)
+    interrupted = load_sample("interrupted_bash")[11:]
+    interrupted[0]["parentUuid"] = original[-2]["uuid"]
+    error = [e for e in load_sample("api_error_529") if is_api_error(e)]
+    error[0]["parentUuid"] = interrupted[-2]["uuid"]
+    original += interrupted + error
     store = PruningSessionStore(tmp_path / "s.db", tmp_path)
     await store.append(KEY, copy.deepcopy(original))
     loaded = await store.load(KEY)
@@ -244,6 +250,8 @@ async def test_store_prunes_on_load_and_the_rows_stay(tmp_path):
     assert "1 interrupted results neutralized" in report
     assert_paired(loaded)
     all_links_resolve(loaded)
+    assert chain(loaded)[0]["message"]["content"] == "clean up"
+    assert chain(loaded)[-1]["message"]["content"][0]["text"] == "Resumed after the interrupt."
     raw = SqliteSessionStore(tmp_path / "s.db")
     assert await raw.load(KEY) == original
     raw.close()
@@ -269,3 +277,6 @@ async def test_conformance(tmp_path):
         return PruningSessionStore(tmp_path / f"c{i}.db", tmp_path / f"ws{i}")
 
     await run_session_store_conformance(make)
+    # nothing was skipped: every optional method is a real implementation, not the Protocol's
+    for name in ("list_sessions", "list_session_summaries", "delete", "list_subkeys"):
+        assert getattr(PruningSessionStore, name) is not getattr(SessionStore, name)

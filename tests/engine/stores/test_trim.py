@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from claude_agent_sdk import SessionStore
 from claude_agent_sdk.testing import run_session_store_conformance
 
 from engine.errors import FlowerError
@@ -259,3 +260,6 @@ async def test_conformance(tmp_path):
         return TrimmingSessionStore(tmp_path / f"c{i}.db", tmp_path / f"ws{i}")
 
     await run_session_store_conformance(make)
+    # nothing was skipped: every optional method is a real implementation, not the Protocol's
+    for name in ("list_sessions", "list_session_summaries", "delete", "list_subkeys"):
+        assert getattr(TrimmingSessionStore, name) is not getattr(SessionStore, name)
