@@ -31,11 +31,11 @@ def _join(rules: str, instructions: str) -> str:
     return "\n\n".join(part for part in (rules, instructions.strip()) if part)
 
 
-def _channel_tools(channel: Any, *, inbox: bool) -> tuple[list[str], dict[str, Any]]:
+def _channel_tools(channel: Any, role: str, *, inbox: bool) -> tuple[list[str], dict[str, Any]]:
     if channel is None:
         return [], {}
     names = [channel.tool_name] + ([channel.inbox_tool_name] if inbox else [])
-    return names, channel.mcp_servers()
+    return names, channel.mcp_servers(asked_by=role)
 
 
 def coordinator(
@@ -69,7 +69,7 @@ def coordinator(
     tools = list(COORDINATOR_TOOLS)
     if can_read:
         tools += ["Glob", "Grep"]
-    channel_tools, servers = _channel_tools(channel, inbox=True)
+    channel_tools, servers = _channel_tools(channel, name, inbox=True)
     tools += channel_tools
     for agent in workers.values():
         for tool in agent.tools or []:
@@ -141,7 +141,7 @@ def clarify(
     No Write/Edit/Bash/Agent (the runtime's ``whitelist_guard`` enforces it), no inbox,
     workbench off (it writes nothing, the index would be noise).
     """
-    channel_tools, servers = _channel_tools(channel, inbox=False)
+    channel_tools, servers = _channel_tools(channel, name, inbox=False)
     return AgentSpec(
         name=name,
         instructions=_join(CLARIFY_RULES, instructions),
@@ -171,7 +171,7 @@ def judge(
     ``can_run=True`` adds Bash (a harder verdict: it really runs the acceptance commands) at the
     cost of a judge that can change the workspace; Write/Edit stay denied either way.
     """
-    channel_tools, servers = _channel_tools(channel, inbox=False)
+    channel_tools, servers = _channel_tools(channel, name, inbox=False)
     return AgentSpec(
         name=name,
         instructions=_join(JUDGE_RULES, instructions),

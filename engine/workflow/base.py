@@ -106,6 +106,8 @@ class Workflow:
         on_step: Callable[[Step, StepResult], None] | None = None,
     ) -> Ctx:
         ctx: Ctx = self.context
+        if self.channel is not None and getattr(self.channel, "on_event", False) is None:
+            self.channel.on_event = on_event  # questions reach the same front end as progress
         ctx.update(_runtime=runtime, _channel=self.channel, _on_event=on_event,
                    _workbench=self.workbench or runtime.workbench, _results={}, _sessions={})
         lineage = None
