@@ -18,5 +18,9 @@ run: install
 test: install
 	$(PY) -m pytest -n 2 -q
 
-bench: install
+$(VENV)/.bench-installed: $(VENV)/.installed
+	$(PY) -m pip install --quiet -e '.[bench]'
+	touch $@
+
+bench: $(VENV)/.bench-installed
 	$(PY) -m bench

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import signal
 import sys
+import threading
 from pathlib import Path
 
 from engine.cli_view import TerminalView, wake_banner
@@ -37,7 +37,7 @@ INTERRUPT_QUESTION = "\n已打断。想补充什么?回车 = 照原样继续;再
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="flower",
-        description="Run a long coding-agent job in this folder; run it again to continue.",
+        description=__doc__,
         epilog="exit codes: 0 achieved, 1 not achieved / failed, 2 bad usage, 130 Ctrl-C twice",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -62,6 +62,20 @@ def _read_line(prompt: str) -> str | None:
         return None
 
 
+async def _read_line_async(prompt: str) -> str | None:
+    """``_read_line`` on a daemon thread: a second Ctrl-C must be able to exit while it waits
+    (asyncio.to_thread's executor would be joined at exit, hanging on the blocked input())."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[str | None] = loop.create_future()
+
+    def read() -> None:
+        line = _read_line(prompt)
+        loop.call_soon_threadsafe(lambda: done.done() or done.set_result(line))
+
+    threading.Thread(target=read, daemon=True).start()
+    return await done
+
+
 class _CtrlC:
     """First Ctrl-C: interrupt the running step and take a word; a second one exits."""
 
@@ -78,7 +92,7 @@ class _CtrlC:
         asyncio.get_running_loop().create_task(self._take_word())
 
     async def _take_word(self) -> None:
-        said = await asyncio.to_thread(_read_line, INTERRUPT_QUESTION)
+        said = await _read_line_async(INTERRUPT_QUESTION)
         if said is None:
             self.exit.set()
             return
@@ -102,6 +116,7 @@ async def _run_flow(args: argparse.Namespace, ask: str) -> int:
         workspace=paths.workspace, run_dir=args.run_dir, workbench=paths.workbench,
         trim=TrimPolicy(enabled=not args.no_trim),
     )
+    rt.detach_cli = True
     view = TerminalView(sys.stderr)
     ctrl_c = _CtrlC(rt)
     loop = asyncio.get_running_loop()

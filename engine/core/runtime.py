@@ -15,6 +15,7 @@ from engine.core import signals
 from engine.core.agent import AgentSpec, HandoffPolicy, build_options
 from engine.core.attempt import AttemptHooks, AttemptOutcome, run_attempt
 from engine.core.credentials import check_credentials, load_env
+from engine.core.detach import detached_cli
 from engine.core.events import Event, OnEvent, emit
 from engine.core.guard import merge_hooks, whitelist_guard, workbench_hooks
 from engine.core.handoff_writer import write_handoff
@@ -104,6 +105,8 @@ class Runtime:
         self._said: list[str] = []
         self._ctx = 0
         self._warned = False
+        # Set by a terminal front end: run the CLI outside the terminal's Ctrl-C (see detach).
+        self.detach_cli = False
         signals.watch(self)
         load_env(self.workspace)
         check_credentials()
@@ -304,4 +307,6 @@ class Runtime:
             add_dirs=[str(wb.root)] if wb is not None and wb.external else None,
         )
         opts.hooks = merge_hooks(spec.hooks, guards, whitelist) or None
+        if self.detach_cli:
+            opts.cli_path = str(detached_cli(self.run_dir))
         return opts

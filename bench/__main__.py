@@ -1,0 +1,76 @@
+"""``python -m bench [name] [options]``: run one benchmark by name, or all of them.
+
+With no name, every benchmark runs with its defaults and the output is one Markdown section
+(date, machine, each benchmark's tables) ready to paste into ``bench/RESULTS.md``. With a name,
+the remaining arguments go to that benchmark (``python -m bench store --help``).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from datetime import date
+
+from bench import machine
+
+
+def _store(argv: list[str]) -> int:
+    from bench import store
+
+    return store.main(argv)
+
+
+def _runtime(argv: list[str]) -> int:
+    from bench import runtime
+
+    return runtime.main(argv)
+
+
+BENCHMARKS: dict[str, tuple[Callable[[list[str]], int], str]] = {
+    "store": (_store, "session store: append, resume load and load memory (issue 2)"),
+    "runtime": (_runtime, "one 20-tool-call step: raw SDK query() vs Runtime.run (issue 3)"),
+}
+
+USAGE = "usage: python -m bench [NAME [OPTIONS]]\n\nBenchmarks (all of them when no NAME is given):\n" + "\n".join(
+    f"  {name:<9} {about}" for name, (_, about) in BENCHMARKS.items()
+) + "\n\n`python -m bench NAME --help` lists a benchmark's options. Results: bench/RESULTS.md."
+
+
+def run_all() -> int:
+    """Every benchmark with its defaults, printed as one dated Markdown section."""
+    from bench import runtime, store
+
+    started = time.perf_counter()
+    print(f"## {date.today().isoformat()}\n")
+    for name, value in machine().items():
+        print(f"- {name}: {value}")
+    sys.stdout.flush()
+    sections = []
+    for title, fn in (("Session store", store.run),
+                      ("Where one all-policies load of 10k entries spends its time", store.profile),
+                      ("Runtime overhead", runtime.run)):
+        t0 = time.perf_counter()
+        body = fn()
+        sections.append(f"### {title} ({time.perf_counter() - t0:.0f} s)\n\n{body}")
+    print("\n" + "\n\n".join(sections))
+    print(f"\n(all benchmarks: {time.perf_counter() - started:.0f} s)")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    """Dispatch ``argv`` (without the program name)."""
+    if not argv:
+        return run_all()
+    if argv[0] in ("-h", "--help", "help"):
+        print(USAGE)
+        return 0
+    if argv[0] not in BENCHMARKS:
+        print(f"python -m bench: no benchmark named {argv[0]!r}; choose one of "
+              f"{', '.join(BENCHMARKS)} (or none to run all).\n\n{USAGE}", file=sys.stderr)
+        return 2
+    return BENCHMARKS[argv[0]][0](argv[1:])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

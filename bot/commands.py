@@ -1,0 +1,38 @@
+"""What a person's message in a thread asks for: ``/new`` in its accepted spellings, or plain words.
+
+Slack refuses slash commands typed in a thread and drops unknown ``/`` messages, so besides
+``/new`` (with a leading space, which Slack lets through) we accept ``!new`` and ``@bot /new``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
+_NEW = re.compile(r"[/!]new(?:\s+|$)(.*)", re.DOTALL | re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Said:
+    """A message's meaning: ``new`` (archive and start over with ``text``, maybe empty) or ``words``."""
+
+    new: bool
+    text: str
+
+
+def strip_mentions(text: str) -> str:
+    """``text`` without ``<@U…>`` mention tags, trimmed."""
+    return _MENTION.sub("", text or "").strip()
+
+
+def parse(text: str) -> Said:
+    """Read a message: ``/new …``, `` /new …``, ``@bot /new …``, ``!new …`` -> ``Said(True, rest)``.
+
+    Anything else is ``Said(False, words)`` with mention tags removed. ``/newer`` is words.
+    """
+    words = strip_mentions(text)
+    m = _NEW.fullmatch(words)
+    if m:
+        return Said(True, m.group(1).strip())
+    return Said(False, words)

@@ -1,0 +1,243 @@
+"""The bot's settings: the only module that reads the environment (and the ``.env`` file).
+
+``load_config()`` validates everything at start, so a bad setting stops the bot with one line that
+names the variable, the offending value (secrets masked) and the fix, instead of failing later in
+a listener where nobody sees it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlsplit
+
+from dotenv import dotenv_values
+
+from engine.errors import FlowerError
+
+__all__ = ["AUTO", "Config", "ConfigError", "Mode", "load_config", "mask"]
+
+Mode = Literal["socket", "http"]
+DEFAULT_API_URL = "https://slack.com/api/"
+DEFAULT_HOME = "~/.flower"
+AUTO = Path(".env")  # the default dotenv: the .env of the current folder, read only for os.environ
+
+_USER_ID = re.compile(r"[UW][A-Z0-9]{2,}")
+_CHANNEL_ID = re.compile(r"[CGD][A-Z0-9]{2,}")
+_SECRET_PREFIX = re.compile(r"[a-z]{3,5}-")  # xoxb-, xapp-, xoxp-: not secret, and the usual mistake
+
+
+class ConfigError(FlowerError):
+    """A setting is missing or malformed; the message is one line: variable, value, fix."""
+
+
+def mask(secret: str) -> str:
+    """``secret`` safe to print: its prefix (``xoxb-``) and at most 2 more characters, then ``…``.
+
+    Short secrets show less, so at least 4 characters always stay hidden; without a known
+    prefix only the first 4 characters of a long value show.
+    """
+    m = _SECRET_PREFIX.match(secret)
+    head = m.group(0) if m else ""
+    rest = secret[len(head):]
+    shown = 2 if head else 4
+    shown = max(0, min(shown, len(rest) - 4 - (0 if head else 8)))
+    return repr(head + rest[:shown] + "…")
+
+
+@dataclass(frozen=True)
+class Config:
+    """The validated settings; build it with ``load_config()``.
+
+    ``allowed_users`` / ``allowed_channels`` empty means everyone / every channel. ``repr()``
+    masks the three secrets, so a logged config never leaks a token.
+    """
+
+    bot_token: str
+    app_token: str = ""
+    signing_secret: str = ""
+    port: int = 3000
+    api_url: str = DEFAULT_API_URL
+    home: Path = field(default_factory=lambda: Path(DEFAULT_HOME).expanduser())
+    allowed_users: frozenset[str] = frozenset()
+    allowed_channels: frozenset[str] = frozenset()
+    max_runs: int = 2
+    admins: frozenset[str] = frozenset()
+
+    @property
+    def mode(self) -> Mode:
+        """"socket" with an app token (the default), "http" with only a signing secret."""
+        if self.app_token:
+            return "socket"
+        if self.signing_secret:
+            return "http"
+        raise ConfigError(_NO_MODE)
+
+    @property
+    def db_path(self) -> Path:
+        """The bot's own SQLite file under ``home``."""
+        return self.home / "bot.db"
+
+    def user_allowed(self, user_id: str) -> bool:
+        """True when ``user_id`` may start or steer runs (always, with no allow-list)."""
+        return not self.allowed_users or user_id in self.allowed_users
+
+    def channel_allowed(self, channel_id: str) -> bool:
+        """True when runs may start in ``channel_id`` (always, with no allow-list)."""
+        return not self.allowed_channels or channel_id in self.allowed_channels
+
+    def __repr__(self) -> str:
+        secrets = {"bot_token", "app_token", "signing_secret"}
+        parts = []
+        for name in self.__dataclass_fields__:
+            value = getattr(self, name)
+            if name in secrets:
+                parts.append(f"{name}={mask(value) if value else repr('')}")
+            elif isinstance(value, frozenset):
+                parts.append(f"{name}={sorted(value)!r}")
+            else:
+                parts.append(f"{name}={value!r}")
+        return f"Config({', '.join(parts)})"
+
+    __str__ = __repr__
+
+
+_NO_MODE = (
+    "SLACK_APP_TOKEN is not set, and neither is SLACK_SIGNING_SECRET. Set SLACK_APP_TOKEN to an "
+    "app-level token (xapp-…) for Socket Mode, or SLACK_SIGNING_SECRET (Basic Information → App "
+    "Credentials) and PORT for the HTTP Events API."
+)
+
+
+def load_config(environ: Mapping[str, str] | None = None, *, dotenv: str | Path | None = AUTO) -> Config:
+    """Read and validate the settings; raise ``ConfigError`` on the first bad one.
+
+    ``environ`` defaults to ``os.environ``. ``dotenv`` is a ``.env`` file whose values fill in
+    what the environment lacks (the environment wins); the default ``AUTO`` reads ``./.env`` if it
+    exists, but only when ``environ`` is None, so callers passing a mapping see only it. An
+    explicit ``dotenv`` path must exist. Empty values count as unset.
+    """
+    if environ is None:
+        environ = os.environ
+    elif dotenv is AUTO:
+        dotenv = None
+    env = _merge(environ, dotenv)
+    bot_token = _token(env, "SLACK_BOT_TOKEN", "xoxb-", _BOT_TOKEN_FIX, required=True)
+    app_token = _token(env, "SLACK_APP_TOKEN", "xapp-", _APP_TOKEN_FIX)
+    signing_secret = _signing_secret(env)
+    if not app_token and not signing_secret:
+        raise ConfigError(_NO_MODE)
+    return Config(
+        bot_token=bot_token,
+        app_token=app_token,
+        signing_secret=signing_secret,
+        port=_int(env, "PORT", 3000, low=0, high=65535, fix="the port the HTTP Events API listens on"),
+        api_url=_api_url(env),
+        home=_home(env),
+        allowed_users=_ids(env, "FLOWER_ALLOWED_USERS", _USER_ID, "user"),
+        allowed_channels=_ids(env, "FLOWER_ALLOWED_CHANNELS", _CHANNEL_ID, "channel"),
+        max_runs=_int(env, "FLOWER_MAX_RUNS", 2, low=1, high=None, fix="how many runs may go at once"),
+        admins=_ids(env, "FLOWER_ADMINS", _USER_ID, "user", empty="have no admins"),
+    )
+
+
+_BOT_TOKEN_FIX = "Copy the Bot User OAuth Token (OAuth & Permissions → Install to Workspace)."
+_APP_TOKEN_FIX = "Create an app-level token with the connections:write scope (Basic Information → App-Level Tokens)."
+
+
+def _merge(environ: Mapping[str, str], dotenv: str | Path | None) -> dict[str, str]:
+    merged: dict[str, str] = {}
+    if dotenv is not None:
+        path = Path(dotenv)
+        if path.exists() or dotenv is not AUTO:
+            if not path.is_file():
+                raise ConfigError(
+                    f"the settings file {str(path)!r} does not exist or is not a file. Create it "
+                    "(one VARIABLE=value a line) or start the bot without it."
+                )
+            merged.update({k: v for k, v in dotenv_values(path).items() if v is not None})
+    merged.update(environ)
+    return {k: v.strip() for k, v in merged.items() if isinstance(v, str) and v.strip()}
+
+
+def _token(env: dict[str, str], name: str, prefix: str, fix: str, *, required: bool = False) -> str:
+    value = env.get(name, "")
+    if not value:
+        if required:
+            raise ConfigError(f"{name} is not set. Set it to your app's {prefix}… token. {fix}")
+        return ""
+    if not value.startswith(prefix):
+        raise ConfigError(f"{name} must start with {prefix}; got {mask(value)}. {fix}")
+    if any(c.isspace() for c in value):
+        raise ConfigError(f"{name} contains whitespace; got {mask(value)}. Paste the token alone, on one line.")
+    return value
+
+
+def _signing_secret(env: dict[str, str]) -> str:
+    value = env.get("SLACK_SIGNING_SECRET", "")
+    if value and (any(c.isspace() for c in value) or value.startswith(("xox", "xapp-"))):
+        raise ConfigError(
+            f"SLACK_SIGNING_SECRET does not look like a signing secret; got {mask(value)}. Copy the "
+            "Signing Secret (Basic Information → App Credentials), not a token."
+        )
+    return value
+
+
+def _int(env: dict[str, str], name: str, default: int, *, low: int, high: int | None, fix: str) -> int:
+    raw = env.get(name)
+    if raw is None:
+        return default
+    span = f"from {low} to {high}" if high is not None else f"of at least {low}"
+    try:
+        value = int(raw)
+    except ValueError:
+        value = None
+    if value is None or value < low or (high is not None and value > high):
+        raise ConfigError(f"{name} must be a whole number {span}; got {raw!r}. Set it to {fix} (default {default}).")
+    return value
+
+
+def _api_url(env: dict[str, str]) -> str:
+    raw = env.get("SLACK_API_URL")
+    if raw is None:
+        return DEFAULT_API_URL
+    parts = urlsplit(raw)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise ConfigError(
+            f"SLACK_API_URL must be an http(s) URL of the Web API base; got {raw!r}. Set it to "
+            f"{DEFAULT_API_URL} (the default), or to your proxy's base URL."
+        )
+    return raw if raw.endswith("/") else raw + "/"  # slack_sdk appends method names to it
+
+
+def _home(env: dict[str, str]) -> Path:
+    raw = env.get("FLOWER_HOME", DEFAULT_HOME)
+    home = Path(raw).expanduser()
+    if not home.is_absolute():
+        home = Path.cwd() / home
+    if home.exists() and not home.is_dir():
+        raise ConfigError(
+            f"FLOWER_HOME must be a folder; got {raw!r}, which is a file. Point it at a folder "
+            "(it is created if missing) where workspaces and bot.db may live."
+        )
+    return home
+
+
+def _ids(
+    env: dict[str, str], name: str, shape: re.Pattern[str], kind: str, *, empty: str = "allow everyone"
+) -> frozenset[str]:
+    raw = env.get(name, "")
+    ids = [part for part in re.split(r"[\s,]+", raw) if part]
+    first, where = ("U… or W…", "their profile (⋮ → Copy member ID)") if kind == "user" else (
+        "C…, G… or D…", "the channel details (the About tab shows the Channel ID)")
+    for item in ids:
+        if not shape.fullmatch(item):
+            raise ConfigError(
+                f"{name} must list Slack {kind} ids ({first}), separated by commas or spaces; got "
+                f"{item!r}. Copy the id from {where}, not the name, or leave it empty to {empty}."
+            )
+    return frozenset(ids)

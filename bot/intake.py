@@ -1,0 +1,175 @@
+"""What each incoming mention, thread reply or click means, decided once and acted on.
+
+Called by ``bot.app``'s listeners after bolt acked. Everything is claimed in ``bot.db`` first
+(event id, then channel+ts: a mention in a thread arrives as ``app_mention`` and ``message``), so
+a redelivery or the pair is handled once, across restarts too.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot import blocks
+from bot.channel import Answers
+from bot.commands import parse
+from bot.config import Config
+from bot.jobs import Jobs
+from bot.outbox import Outbox, edit, ephemeral, react
+from bot.store import BotStore, Question as StoredQuestion, ThreadKey
+from bot.threads import ThreadError, folder_name
+from engine.core.transports import Answer
+
+log = logging.getLogger(__name__)
+
+REFUSAL = "Sorry, you cannot start or steer runs here. Ask an admin to add you to FLOWER_ALLOWED_USERS / FLOWER_ALLOWED_CHANNELS."
+EMPTY_MENTION = "Tell me what to do in one sentence, e.g. `@flower write a script that converts md to html`."
+ASK_WHAT = ":recycle: Archived the last run. What should I do now? Reply here with one sentence."
+ALREADY = "This question is already answered ({answer!r} by <@{by}>): nothing changed."
+CLOSED = "This question is closed: the run stopped waiting for it."
+
+
+class Intake:
+    """The bot's reactions to people: start, answer, interrupt, wake, /new, Stop, Start over."""
+
+    def __init__(self, *, config: Config, store: BotStore, client: AsyncWebClient, outbox: Outbox,
+                 jobs: Jobs, answers: Answers) -> None:
+        self.config, self.store, self.client = config, store, client
+        self.outbox, self.jobs, self.answers = outbox, jobs, answers
+
+    def _allowed(self, user: str, channel: str) -> bool:
+        return self.config.user_allowed(user) and self.config.channel_allowed(channel)
+
+    async def _claim(self, body: dict[str, Any], event: dict[str, Any]) -> bool:
+        event_id = body.get("event_id")
+        if event_id and not await self.store.claim_event(event_id):
+            return False
+        return await self.store.claim_message(event["channel"], event["ts"])
+
+    # -- events --------------------------------------------------------------------------------
+
+    async def mention(self, body: dict[str, Any], event: dict[str, Any]) -> None:
+        """``@bot …``: a new thread starts a run; in a known thread it is a reply."""
+        if not await self._claim(body, event):
+            return
+        user, channel, ts = event.get("user", ""), event["channel"], event["ts"]
+        key = ThreadKey(body.get("team_id") or event.get("team", ""), channel, event.get("thread_ts") or ts)
+        if not self._allowed(user, channel):
+            await ephemeral(self.client, channel, user, REFUSAL, thread_ts=event.get("thread_ts"))
+            return
+        if await self.store.get_thread(key) is not None:
+            await self.words(key, event.get("text", ""), user, ts)
+            return
+        said = parse(event.get("text", ""))
+        if not said.text:
+            await self.outbox.send(key, "hint", f"hint:{channel}:{ts}", EMPTY_MENTION)
+            return
+        await self.begin(key, said.text, user, ts, new=said.new)
+
+    async def message(self, body: dict[str, Any], event: dict[str, Any]) -> None:
+        """A plain message: only a reply in a thread the bot runs counts; the rest is ignored."""
+        if event.get("subtype") or event.get("bot_id") or not event.get("thread_ts") or not event.get("user"):
+            return  # edits, joins, other bots, top-level chatter: never ours to answer
+        key = ThreadKey(body.get("team_id") or event.get("team", ""), event["channel"], event["thread_ts"])
+        if await self.store.get_thread(key) is None or not await self._claim(body, event):
+            return
+        if not self._allowed(event["user"], event["channel"]):
+            await ephemeral(self.client, event["channel"], event["user"], REFUSAL, thread_ts=event["thread_ts"])
+            return
+        await self.words(key, event.get("text", ""), event["user"], event["ts"])
+
+    async def begin(self, key: ThreadKey, ask: str, user: str, ts: str, *, new: bool = False) -> None:
+        """Start the thread's first run: reaction, acceptance reply with the workspace, the run."""
+        try:
+            ws = self.jobs.workspace(key)
+        except ThreadError as exc:
+            log.warning("refusing thread %s: %s", key, exc)
+            return
+        await react(self.client, key.channel, ts)
+        await self.outbox.send(key, "accepted", f"accepted:{folder_name(key)}:{ts}",
+                               f":seedling: Started. Workspace: `{ws}`\nI'll ask here when I need you; "
+                               "reply any time to steer, or `/new …` to start over.")
+        await self.jobs.start(key, ask, by=user, new=new)
+
+    async def words(self, key: ThreadKey, text: str, user: str, ts: str) -> None:
+        """A person's words in a known thread: /new, an answer, an interruption, or a wake."""
+        said = parse(text)
+        if said.new:
+            await self.start_over(key, said.text, user, ts)
+            return
+        if not said.text:
+            return
+        pending = await self.store.pending_questions(key)
+        if pending:
+            q = pending[-1]  # the newest open question is the one the person sees last
+            if await self.store.answer_question(q.id, said.text, user):
+                await self._answered(q, said.text, user)
+                await react(self.client, key.channel, ts, "white_check_mark")
+                return
+        if self.jobs.interrupt(key, said.text, by=user):
+            await react(self.client, key.channel, ts, "eyes")
+            return
+        await react(self.client, key.channel, ts)
+        await self.jobs.start(key, said.text, by=user)
+
+    async def start_over(self, key: ThreadKey, text: str, user: str, ts: str | None) -> None:
+        """``/new …`` or the Start over button: stop, archive, then start fresh or ask what to do."""
+        await self.jobs.stop(key)
+        if ts:
+            await react(self.client, key.channel, ts)
+        if text:
+            await self.begin(key, text, user, ts or "", new=True) if ts else await self.jobs.start(key, text, by=user, new=True)
+            return
+        try:
+            self.jobs.archive(key)
+        except Exception as exc:  # nothing to archive yet is fine: the next words start fresh anyway
+            log.info("archive of %s: %s", folder_name(key), exc)
+        await self.store.set_state(key, "idle")
+        await self.outbox.send(key, "ask_what", f"ask_what:{folder_name(key)}:{ts or user}:{self.store._now()}", ASK_WHAT)
+
+    async def _answered(self, q: StoredQuestion, answer: str, user: str) -> None:
+        self.answers.deliver(q.thread, q.question_key, Answer("answered", answer, by=user))
+        if q.message_ts:
+            await edit(self.client, q.thread.channel, q.message_ts, f"Question: {q.text} — {answer}",
+                       blocks.answered_blocks(q.text, answer, user))
+
+    # -- clicks --------------------------------------------------------------------------------
+
+    async def answer_click(self, body: dict[str, Any]) -> None:
+        """An option button: the first answer wins; a late or second click gets an ephemeral note."""
+        action, user = body["actions"][0], body["user"]["id"]
+        channel = body["channel"]["id"]
+        thread_ts = (body.get("message") or {}).get("thread_ts")
+        try:
+            qid, index = (int(x) for x in action.get("value", "").split(":"))
+        except ValueError:
+            return
+        q = await self.store.get_question(qid)
+        if q is None or index >= len(q.options) or q.thread.channel != channel:
+            return
+        if not self._allowed(user, channel):
+            await ephemeral(self.client, channel, user, REFUSAL, thread_ts=thread_ts)
+            return
+        answer = q.options[index]
+        if not await self.store.answer_question(qid, answer, user):
+            now = await self.store.get_question(qid)
+            note = ALREADY.format(answer=now.answer, by=now.answered_by) if now and now.answered else CLOSED
+            await ephemeral(self.client, channel, user, note, thread_ts=thread_ts)
+            return
+        await self._answered(q, answer, user)
+
+    async def control_click(self, body: dict[str, Any], *, stop: bool) -> None:
+        """Stop or Start over on a status message."""
+        action, user = body["actions"][0], body["user"]["id"]
+        key = blocks.parse_thread_value(action.get("value", ""))
+        if key is None or key.channel != body["channel"]["id"]:
+            return
+        if not self._allowed(user, key.channel):
+            await ephemeral(self.client, key.channel, user, REFUSAL, thread_ts=key.thread_ts)
+            return
+        if stop:
+            await self.jobs.stop(key)
+        else:
+            await self.start_over(key, "", user, None)

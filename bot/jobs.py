@@ -1,0 +1,271 @@
+"""Background runs: one asyncio task per thread, at most ``max_runs`` at once, restart recovery.
+
+A run is the engine's ``starter_flow`` in the thread's workspace with a ``SlackTransport``; its
+events become notices (through the outbox, each once) and one status message edited in place.
+Stop cancels the task (the engine's lineage keeps the session, so a later word continues it);
+a shutdown cancels too but leaves the thread "running", so the next start resumes it by itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot import blocks
+from bot.channel import Answers, SlackTransport
+from bot.config import Config
+from bot.events_view import RunStatus
+from bot.outbox import Outbox, edit
+from bot.store import BotStore, Question as StoredQuestion, ThreadKey
+from bot.threads import ensure_workspace, folder_name, run_dir
+from engine.cli_view import wake_banner
+from engine.core.atomic import write_text_atomic
+from engine.core.events import Event
+from engine.core.runtime import Runtime
+from engine.core.transports import Question
+from engine.workflow.starter import archive_run, starter_flow, starter_paths, wake_state
+
+log = logging.getLogger(__name__)
+
+ASK_FILE = "bot-ask.txt"  # the thread's request, kept so a restart can redo an unfinished clarify
+
+
+@dataclass
+class BotOptions:
+    """Engine knobs for the bot's runs (tests make them small): extra ``Runtime`` and
+    ``starter_flow`` keyword arguments, and how often the status message may be edited."""
+
+    runtime: dict[str, Any] = field(default_factory=dict)
+    flow: dict[str, Any] = field(default_factory=dict)
+    status_every_s: float = 3.0
+
+
+@dataclass
+class _Run:
+    task: asyncio.Task[None]
+    runtime: Runtime | None = None
+    flow: Any = None
+    stopping: bool = False
+
+
+class Jobs:
+    """The runs of every thread; ``start`` / ``stop`` / ``interrupt`` are safe from listeners."""
+
+    def __init__(self, *, config: Config, store: BotStore, client: AsyncWebClient, outbox: Outbox,
+                 answers: Answers, options: BotOptions | None = None) -> None:
+        self.config, self.store, self.client, self.outbox, self.answers = config, store, client, outbox, answers
+        self.options = options or BotOptions()
+        self._slots = asyncio.Semaphore(config.max_runs)
+        self._runs: dict[ThreadKey, _Run] = {}
+        self._queue: list[ThreadKey] = []
+        self._closing = False
+
+    # -- what listeners call -------------------------------------------------------------------
+
+    def busy(self, key: ThreadKey) -> bool:
+        """True while the thread has a run queued or going in this process."""
+        run = self._runs.get(ThreadKey(*key))
+        return run is not None and not run.task.done()
+
+    def workspace(self, key: ThreadKey) -> Path:
+        """The thread's workspace folder, created with its run_dir."""
+        return ensure_workspace(self.config.home, key)
+
+    async def start(self, key: ThreadKey, ask: str, *, by: str = "", new: bool = False,
+                    banner_key: str | None = None) -> bool:
+        """Queue a run for the thread; False when one is already going there (one run per thread)."""
+        key = ThreadKey(*key)
+        if self.busy(key) or self._closing:
+            return False
+        ws = self.workspace(key)
+        if ask and (new or not wake_state(ws, run_dir=run_dir(ws))["waking"]):
+            write_text_atomic(run_dir(ws) / ASK_FILE, ask)
+        await self.store.upsert_thread(key, workspace=folder_name(key), state="queued", created_by=by or None)
+        task = asyncio.create_task(self._run(key, ws, ask, new, banner_key), name=f"flower-run-{folder_name(key)}")
+        self._runs[key] = _Run(task)
+        return True
+
+    async def stop(self, key: ThreadKey) -> bool:
+        """Cancel the thread's run and wait for it to end; False when none was going."""
+        run = self._runs.get(ThreadKey(*key))
+        if run is None or run.task.done():
+            return False
+        run.stopping = True
+        run.task.cancel()
+        await asyncio.gather(run.task, return_exceptions=True)
+        return True
+
+    def interrupt(self, key: ThreadKey, said: str, *, by: str = "") -> bool:
+        """Give a person's words to the thread's run: interrupt the running step, or leave a note
+        for the coordinator's inbox between steps; False when no run is going here."""
+        run = self._runs.get(ThreadKey(*key))
+        if run is None or run.task.done():
+            return False
+        if run.runtime is not None and run.runtime.running and run.runtime.interrupt(said):
+            return True
+        if run.flow is not None and run.flow.channel is not None:
+            run.flow.channel.post(said, by=by)
+            return True
+        return False
+
+    def archive(self, key: ThreadKey) -> None:
+        """Archive the thread's brief, goal and lineage (``/new`` without words)."""
+        ws = self.workspace(key)
+        archive_run(starter_paths(ws), run_dir(ws))
+
+    async def resume_all(self) -> int:
+        """Start again every thread whose run was going when the bot stopped; return how many."""
+        count = 0
+        for thread in await self.store.active_threads():
+            ws = self.workspace(thread.key)
+            state = wake_state(ws, run_dir=run_dir(ws))
+            ask_file = run_dir(ws) / ASK_FILE
+            ask = "" if state["waking"] else (ask_file.read_text(encoding="utf-8") if ask_file.exists() else "")
+            if not state["waking"] and not ask:
+                await self.store.set_state(thread.key, "failed")
+                continue
+            if not state["waking"]:
+                await self.outbox.send(thread.key, "resume", f"resume:{folder_name(thread.key)}:{thread.updated_at}",
+                                       ":arrows_counterclockwise: The bot restarted; confirming the requirement again.")
+            if await self.start(thread.key, ask, banner_key=f"restart:{thread.updated_at}"):
+                count += 1
+        return count
+
+    async def close(self) -> None:
+        """Cancel every run, leaving their threads active for the next start to resume."""
+        self._closing = True
+        tasks = [r.task for r in self._runs.values() if not r.task.done()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    # -- one run -------------------------------------------------------------------------------
+
+    async def _run(self, key: ThreadKey, ws: Path, ask: str, new: bool, banner_key: str | None) -> None:
+        run = self._runs[key]
+        name = folder_name(key)
+        if self._slots.locked():
+            self._queue.append(key)
+            place = len(self._queue)
+            await self.outbox.send(key, "queued", f"queued:{name}:{time.time()}",
+                                   f":hourglass: Queued: {place} run(s) ahead of this one. It starts by itself.")
+        try:
+            async with self._slots:
+                if key in self._queue:
+                    self._queue.remove(key)
+                await self.store.set_state(key, "running")
+                await self._go(run, key, ws, ask, new, banner_key)
+        except asyncio.CancelledError:
+            if run.stopping:
+                await self.store.set_state(key, "stopped")
+                await self.outbox.send(key, "stopped", f"stopped:{name}:{time.time()}",
+                                       ":black_square_for_stop: Stopped. Reply here to continue, or `/new` to start over.")
+            raise  # a shutdown leaves the state active: the next start resumes it
+        except Exception as exc:  # a broken run must tell its thread, not vanish in a log
+            log.exception("run in %s failed", name)
+            await self.store.set_state(key, "failed")
+            await self.outbox.send(key, "error", f"error:{name}:{time.time()}", f":x: The run failed: {exc}")
+        finally:
+            if key in self._queue:
+                self._queue.remove(key)
+
+    async def _go(self, run: _Run, key: ThreadKey, ws: Path, ask: str, new: bool, banner_key: str | None) -> None:
+        rd = run_dir(ws)
+        state = wake_state(ws, run_dir=rd)
+        if state["waking"] and not new:
+            text = ":arrow_left: " + wake_banner(ws, rd, state).removeprefix("<- ")
+            if ask:
+                text += f"\n> {ask}"
+            await self.outbox.send(key, "wake", f"wake:{folder_name(key)}:{state['woke']}:{banner_key or ''}", text)
+        transport = SlackTransport(key, store=self.store, answers=self.answers, post_question=self._post_question,
+                                   close_question=self._close_question,
+                                   stopping=lambda: run.stopping or self._closing)
+        paths = starter_paths(ws)
+        run.runtime = rt = Runtime(workspace=ws, run_dir=rd, workbench=paths.workbench, **self.options.runtime)
+        status, status_ts = RunStatus(), None
+        events: asyncio.Queue[Event | None] = asyncio.Queue()
+        try:
+            run.flow = wf = starter_flow(ask, workspace=ws, run_dir=rd, new=new, transport=transport,
+                                         **self.options.flow)
+            resp = await self.client.chat_postMessage(
+                channel=key.channel, thread_ts=key.thread_ts, text=status.text(),
+                blocks=blocks.status_blocks(status.text(), key, running=True))
+            status_ts = resp.get("ts")
+            await self.store.upsert_thread(key, status_ts=status_ts)
+            shower = asyncio.create_task(self._show(key, status, status_ts, events))
+            try:
+                ctx = await wf.run(rt, on_event=events.put_nowait)
+            finally:
+                events.put_nowait(None)
+                await asyncio.shield(shower)
+            ok = bool(ctx.get("_ok"))
+            status.state = "done" if ok else "failed"
+            await self.store.set_state(key, "done" if ok else "failed")
+            await self._finish_status(key, status, status_ts)
+            await self.outbox.send(key, "summary", f"summary:{folder_name(key)}:{status_ts}", _summary(ctx, ws))
+        except asyncio.CancelledError:
+            status.state = "stopped" if run.stopping else "running"
+            if run.stopping:
+                await asyncio.shield(self._finish_status(key, status, status_ts))
+            raise
+        finally:
+            rt.close()
+
+    async def _show(self, key: ThreadKey, status: RunStatus, status_ts: str | None,
+                    events: asyncio.Queue[Event | None]) -> None:
+        """Fold events into notices (posted in order) and the status line (edited, throttled)."""
+        last_edit, dirty, n = 0.0, False, 0
+        while True:
+            try:
+                event = await asyncio.wait_for(events.get(), self.options.status_every_s or None)
+            except TimeoutError:
+                event = ...
+            if event is None:
+                return
+            if isinstance(event, Event):
+                note = status.apply(event)
+                dirty = dirty or event.kind in ("step", "turn", "result")
+                if note:
+                    n += 1
+                    await self.outbox.send(key, event.kind, f"{event.kind}:{status_ts}:{n}", note)
+                if event.kind == "ask":
+                    await self.store.set_state(key, "waiting" if event.payload.get("phase") == "asked" else "running")
+            now = time.monotonic()
+            if dirty and status_ts and now - last_edit >= self.options.status_every_s:
+                await edit(self.client, key.channel, status_ts, status.text(),
+                           blocks.status_blocks(status.text(), key, running=True))
+                last_edit, dirty = now, False
+
+    async def _finish_status(self, key: ThreadKey, status: RunStatus, status_ts: str | None) -> None:
+        if status_ts:
+            await edit(self.client, key.channel, status_ts, status.text(),
+                       blocks.status_blocks(status.text(), key, running=False))
+
+    async def _post_question(self, key: ThreadKey, qid: int, q: Question) -> str | None:
+        resp = await self.client.chat_postMessage(
+            channel=key.channel, thread_ts=key.thread_ts, text=f"Question: {q.text}",
+            blocks=blocks.question_blocks(qid, q.text, q.options, q.asked_by))
+        return resp.get("ts")
+
+    async def _close_question(self, q: StoredQuestion) -> None:
+        if q.message_ts:
+            why = "No answer in time; the run went on with its best judgement."
+            await edit(self.client, q.thread.channel, q.message_ts, f"Question: {q.text}",
+                       blocks.closed_blocks(q.text, why))
+
+
+def _summary(ctx: dict[str, Any], ws: Path) -> str:
+    results = ctx.get("_results", {})
+    cost = sum(getattr(r, "cost_usd", 0.0) or 0.0 for r in results.values())
+    if ctx.get("_ok"):
+        head = ":white_check_mark: *Done: the goal is achieved.*"
+    else:
+        why = ctx.get("_aborted") or ctx.get("_failed") or "the judge's rounds ran out"
+        head = f":x: *Ended without achieving the goal* ({why})."
+    return f"{head}\nCost ${cost:.2f} · workspace `{ws}`\nReply here to continue, or `/new …` to start over."

@@ -1,0 +1,121 @@
+"""``flower-bot``: load the settings, connect (Socket Mode by default, else HTTP), resume runs.
+
+A bad setting prints one line naming it and exits 2. ``start_bot`` is the same wiring for tests
+and hosts: it returns a ``RunningBot`` whose ``close()`` stops everything and leaves every run
+in progress marked active, so the next start resumes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from dataclasses import dataclass
+
+from aiohttp import web
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.app import build_app
+from bot.channel import Answers
+from bot.config import Config, ConfigError, load_config
+from bot.intake import Intake
+from bot.jobs import BotOptions, Jobs
+from bot.outbox import Outbox
+from bot.store import BotStore
+
+log = logging.getLogger(__name__)
+
+EXIT_CONFIG = 2
+
+
+@dataclass
+class RunningBot:
+    """A started bot: its app, store and jobs; ``port`` is the HTTP port in HTTP mode (else 0)."""
+
+    config: Config
+    app: AsyncApp
+    store: BotStore
+    jobs: Jobs
+    outbox: Outbox
+    socket: AsyncSocketModeHandler | None = None
+    web_runner: web.AppRunner | None = None
+    port: int = 0
+
+    async def close(self) -> None:
+        """Disconnect, cancel the runs (they stay active in the store), stop posting, close the db."""
+        if self.socket is not None:
+            await self.socket.close_async()
+        if self.web_runner is not None:
+            await self.web_runner.cleanup()
+        await self.jobs.close()
+        await self.outbox.close()
+        await self.store.aclose()
+
+
+def web_client(config: Config) -> AsyncWebClient:
+    """The Web API client: the bot token, ``SLACK_API_URL``, and 429s retried as Slack asks."""
+    return AsyncWebClient(token=config.bot_token, base_url=config.api_url,
+                          retry_handlers=[AsyncRateLimitErrorRetryHandler(max_retry_count=5)])
+
+
+async def start_bot(config: Config, *, options: BotOptions | None = None, resume: bool = True) -> RunningBot:
+    """Wire and connect the bot; with ``resume``, every run in progress starts again by itself."""
+    config.home.mkdir(parents=True, exist_ok=True)
+    client = web_client(config)
+    store = BotStore(config.db_path)
+    outbox = Outbox(store, client)
+    answers = Answers()
+    jobs = Jobs(config=config, store=store, client=client, outbox=outbox, answers=answers, options=options)
+    intake = Intake(config=config, store=store, client=client, outbox=outbox, jobs=jobs, answers=answers)
+    app = build_app(config, client, intake)
+    bot = RunningBot(config, app, store, jobs, outbox)
+    outbox.start()
+    if config.mode == "socket":
+        bot.socket = AsyncSocketModeHandler(app, config.app_token)  # must be built inside the loop
+        await bot.socket.connect_async()
+    else:
+        bot.web_runner = web.AppRunner(app.web_app(path="/slack/events"), handle_signals=False)
+        await bot.web_runner.setup()
+        site = web.TCPSite(bot.web_runner, os.environ.get("HOST", "0.0.0.0") if config.port else "127.0.0.1",
+                           config.port)
+        await site.start()
+        bot.port = bot.web_runner.addresses[0][1]
+    if resume:
+        resumed = await jobs.resume_all()
+        if resumed:
+            log.info("resumed %d run(s) in progress", resumed)
+    return bot
+
+
+async def serve(config: Config, *, options: BotOptions | None = None) -> None:
+    """Run the bot until cancelled (Ctrl-C)."""
+    bot = await start_bot(config, options=options)
+    where = "Socket Mode" if bot.socket else f"HTTP on port {bot.port} (/slack/events)"
+    log.info("flower-bot connected via %s; workspaces in %s", where, config.home)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await bot.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The ``flower-bot`` command."""
+    logging.basicConfig(level=os.environ.get("FLOWER_LOG_LEVEL", "INFO"),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        config = load_config()
+        config.mode  # noqa: B018 - raises ConfigError when neither token nor secret is set
+    except ConfigError as exc:
+        print(f"flower-bot: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    try:
+        asyncio.run(serve(config))
+    except KeyboardInterrupt:
+        pass  # Ctrl-C: runs in progress resume at the next start
+    return 0
+
+

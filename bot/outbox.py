@@ -1,0 +1,105 @@
+"""Posting to Slack: notices go through the store's outbox (each posted once, in order, retried);
+quick calls (reactions, ephemerals, edits) go straight to the Web API.
+
+Rate limits (429) are retried inside slack_sdk by ``AsyncRateLimitErrorRetryHandler`` on the
+client; anything else that fails a post is retried a few times later, then given up (logged).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.store import BotStore, ThreadKey
+
+log = logging.getLogger(__name__)
+
+RETRY_AFTER_S = 5.0
+MAX_ATTEMPTS = 5
+
+
+class Outbox:
+    """Notices for threads: ``send`` queues in ``bot.db`` and wakes the sender task."""
+
+    def __init__(self, store: BotStore, client: AsyncWebClient) -> None:
+        self.store, self.client = store, client
+        self._kick = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Start the sender task (posts what an earlier process left queued too)."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._loop(), name="flower-outbox")
+            self._kick.set()
+
+    async def close(self) -> None:
+        """Stop the sender; queued notices stay in ``bot.db`` for the next start."""
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+
+    async def send(self, thread: ThreadKey, kind: str, dedupe_key: str, text: str,
+                   blocks: list[dict[str, Any]] | None = None) -> bool:
+        """Queue ``text`` (and ``blocks``) for the thread; False when ``dedupe_key`` was sent before."""
+        payload: dict[str, Any] = {"text": text}
+        if blocks:
+            payload["blocks"] = blocks
+        queued = await self.store.enqueue(thread, kind, dedupe_key, payload)
+        if queued:
+            self._kick.set()
+        return queued
+
+    async def _loop(self) -> None:
+        while True:
+            try:
+                await asyncio.wait_for(self._kick.wait(), RETRY_AFTER_S)
+            except TimeoutError:
+                pass  # look again for items whose retry time has come
+            self._kick.clear()
+            for item in await self.store.pending_outbox():
+                await self._post(item)
+
+    async def _post(self, item: Any) -> None:
+        try:
+            resp = await self.client.chat_postMessage(
+                channel=item.thread.channel, thread_ts=item.thread.thread_ts, **item.payload)
+        except (SlackApiError, OSError, asyncio.TimeoutError) as exc:
+            again = time.time() + RETRY_AFTER_S if item.attempts + 1 < MAX_ATTEMPTS else None
+            log.warning("posting %s %r failed (attempt %d): %s", item.kind, item.dedupe_key, item.attempts + 1, exc)
+            await self.store.mark_failed(item.id, str(exc), again)
+            return
+        await self.store.mark_sent(item.id, resp.get("ts"))
+
+
+async def react(client: AsyncWebClient, channel: str, ts: str, name: str = "eyes") -> None:
+    """Add a reaction; one already there is fine (a redelivered event, a second reply)."""
+    try:
+        await client.reactions_add(channel=channel, timestamp=ts, name=name)
+    except SlackApiError as exc:
+        if exc.response.get("error") != "already_reacted":
+            log.warning("reactions.add %s on %s/%s failed: %s", name, channel, ts, exc)
+
+
+async def ephemeral(client: AsyncWebClient, channel: str, user: str, text: str, thread_ts: str | None = None) -> None:
+    """A message only ``user`` sees (refusals, late clicks); failures are logged, not raised."""
+    try:
+        await client.chat_postEphemeral(channel=channel, user=user, text=text, thread_ts=thread_ts)
+    except SlackApiError as exc:
+        log.warning("chat.postEphemeral to %s in %s failed: %s", user, channel, exc)
+
+
+async def edit(client: AsyncWebClient, channel: str, ts: str, text: str,
+               blocks: list[dict[str, Any]] | None = None) -> bool:
+    """Edit a message in place; False (logged) when Slack refused."""
+    try:
+        await client.chat_update(channel=channel, ts=ts, text=text, blocks=blocks or [])
+        return True
+    except SlackApiError as exc:
+        log.warning("chat.update of %s/%s failed: %s", channel, ts, exc)
+        return False

@@ -1,0 +1,195 @@
+"""load_config: every setting read, defaulted, normalized or refused with one line that says the fix."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bot.config import AUTO, Config, ConfigError, load_config, mask
+from engine.errors import FlowerError
+
+BOT = "xoxb-1111-2222-abcdefSECRETbot"
+APP = "xapp-1-A0-3333-SECRETappTOKEN"
+SIGNING = "8f14e45fceea167aSECRETsigning9f"
+BASE = {"SLACK_BOT_TOKEN": BOT, "SLACK_APP_TOKEN": APP}
+
+
+def load(**env: str) -> Config:
+    return load_config({**BASE, **env}, dotenv=None)
+
+
+def test_defaults() -> None:
+    cfg = load_config(dict(BASE), dotenv=None)
+    assert cfg.bot_token == BOT and cfg.app_token == APP and cfg.signing_secret == ""
+    assert cfg.mode == "socket"
+    assert cfg.port == 3000
+    assert cfg.api_url == "https://slack.com/api/"
+    assert cfg.home == Path("~/.flower").expanduser() and cfg.home.is_absolute()
+    assert cfg.db_path == cfg.home / "bot.db"
+    assert cfg.allowed_users == cfg.allowed_channels == cfg.admins == frozenset()
+    assert cfg.max_runs == 2
+    assert cfg.user_allowed("U0ANYONE") and cfg.channel_allowed("C0ANY")
+
+
+@pytest.mark.parametrize(
+    ("env", "attr", "expected"),
+    [
+        ({"PORT": "8080"}, "port", 8080),
+        ({"PORT": "0"}, "port", 0),
+        ({"PORT": " 65535 "}, "port", 65535),
+        ({"SLACK_API_URL": "http://127.0.0.1:9999/api"}, "api_url", "http://127.0.0.1:9999/api/"),
+        ({"SLACK_API_URL": "https://proxy.example/slack/api/"}, "api_url", "https://proxy.example/slack/api/"),
+        ({"FLOWER_MAX_RUNS": "1"}, "max_runs", 1),
+        ({"FLOWER_MAX_RUNS": "12"}, "max_runs", 12),
+        ({"FLOWER_ALLOWED_USERS": "U0ALICE, W0BOB  U0CAROL"}, "allowed_users", {"U0ALICE", "W0BOB", "U0CAROL"}),
+        ({"FLOWER_ALLOWED_USERS": ",,"}, "allowed_users", frozenset()),
+        ({"FLOWER_ALLOWED_USERS": ""}, "allowed_users", frozenset()),
+        ({"FLOWER_ALLOWED_CHANNELS": "C0GENERAL,G0PRIV\nD0DM"}, "allowed_channels", {"C0GENERAL", "G0PRIV", "D0DM"}),
+        ({"FLOWER_ADMINS": "U0ALICE"}, "admins", {"U0ALICE"}),
+        ({"SLACK_APP_TOKEN": "", "SLACK_SIGNING_SECRET": SIGNING}, "mode", "http"),
+        ({"SLACK_SIGNING_SECRET": SIGNING}, "mode", "socket"),  # both: Socket Mode wins
+        ({"SLACK_BOT_TOKEN": f"  {BOT}\n"}, "bot_token", BOT),  # a pasted newline is forgiven
+    ],
+)
+def test_values(env: dict, attr: str, expected: object) -> None:
+    assert getattr(load(**env), attr) == expected
+
+
+def test_home_is_expanded_and_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert load(FLOWER_HOME="rel/home").home == tmp_path / "rel/home"
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    assert load(FLOWER_HOME="~/fl").home == tmp_path / "h/fl"
+
+
+def test_allow_lists() -> None:
+    cfg = load(FLOWER_ALLOWED_USERS="U0ALICE", FLOWER_ALLOWED_CHANNELS="C0GENERAL")
+    assert cfg.user_allowed("U0ALICE") and not cfg.user_allowed("U0BOB")
+    assert cfg.channel_allowed("C0GENERAL") and not cfg.channel_allowed("C0RANDOM")
+
+
+# (env overrides, the variable named, words the fix must contain, the value as shown)
+ERRORS = [
+    ({"SLACK_BOT_TOKEN": ""}, "SLACK_BOT_TOKEN is not set", "OAuth & Permissions", None),
+    ({"SLACK_BOT_TOKEN": "xoxp-1234567890abcdef"}, "SLACK_BOT_TOKEN must start with xoxb-", "Bot User OAuth Token",
+     "'xoxp-12…'"),
+    ({"SLACK_APP_TOKEN": "xoxb-1234567890abcdef"}, "SLACK_APP_TOKEN must start with xapp-", "connections:write",
+     "'xoxb-12…'"),
+    ({"SLACK_APP_TOKEN": "xapp-12 34567890"}, "SLACK_APP_TOKEN contains whitespace", "one line", "'xapp-12…'"),
+    ({"SLACK_APP_TOKEN": ""}, "SLACK_APP_TOKEN is not set, and neither is SLACK_SIGNING_SECRET", "PORT", None),
+    ({"SLACK_APP_TOKEN": "", "SLACK_SIGNING_SECRET": "xoxb-1234567890abcdef"}, "SLACK_SIGNING_SECRET does not look",
+     "App Credentials", "'xoxb-12…'"),
+    ({"PORT": "http"}, "PORT must be a whole number from 0 to 65535", "default 3000", "'http'"),
+    ({"PORT": "70000"}, "PORT must be a whole number", "listens", "'70000'"),
+    ({"PORT": "-1"}, "PORT must be a whole number", "listens", "'-1'"),
+    ({"FLOWER_MAX_RUNS": "0"}, "FLOWER_MAX_RUNS must be a whole number of at least 1", "default 2", "'0'"),
+    ({"FLOWER_MAX_RUNS": "2.5"}, "FLOWER_MAX_RUNS must be a whole number", "at once", "'2.5'"),
+    ({"SLACK_API_URL": "slack.com/api"}, "SLACK_API_URL must be an http(s) URL", "https://slack.com/api/",
+     "'slack.com/api'"),
+    ({"SLACK_API_URL": "ftp://x/api/"}, "SLACK_API_URL must be an http(s) URL", "proxy", "'ftp://x/api/'"),
+    ({"SLACK_API_URL": "https:///api/"}, "SLACK_API_URL must be an http(s) URL", "proxy", "'https:///api/'"),
+    ({"FLOWER_ALLOWED_USERS": "U0ALICE,@bob"}, "FLOWER_ALLOWED_USERS must list Slack user ids", "Copy member ID",
+     "'@bob'"),
+    ({"FLOWER_ALLOWED_USERS": "u0alice"}, "FLOWER_ALLOWED_USERS must list Slack user ids", "allow everyone",
+     "'u0alice'"),
+    ({"FLOWER_ALLOWED_CHANNELS": "#general"}, "FLOWER_ALLOWED_CHANNELS must list Slack channel ids",
+     "Channel ID", "'#general'"),
+    ({"FLOWER_ALLOWED_CHANNELS": "U0ALICE"}, "FLOWER_ALLOWED_CHANNELS must list", "C…, G… or D…", "'U0ALICE'"),
+    ({"FLOWER_ADMINS": "alice"}, "FLOWER_ADMINS must list Slack user ids", "have no admins", "'alice'"),
+]
+
+
+@pytest.mark.parametrize(("env", "starts", "fix", "shown"), ERRORS)
+def test_errors_name_variable_value_and_fix(env: dict, starts: str, fix: str, shown: str | None) -> None:
+    with pytest.raises(ConfigError) as info:
+        load(**env)
+    message = str(info.value)
+    assert isinstance(info.value, FlowerError)
+    assert message.startswith(starts)
+    assert fix in message
+    assert "\n" not in message
+    if shown is not None:
+        assert f"got {shown}" in message
+    for secret in (BOT, APP, SIGNING, "1234567890abcdef"):
+        assert secret not in message
+
+
+def test_home_that_is_a_file(tmp_path: Path) -> None:
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(ConfigError, match=r"^FLOWER_HOME must be a folder; got .*/f', which is a file"):
+        load(FLOWER_HOME=str(tmp_path / "f"))
+
+
+@pytest.mark.parametrize(
+    ("secret", "shown"),
+    [
+        ("xoxb-1234567890", "'xoxb-12…'"),
+        ("xoxb-test", "'xoxb-…'"),  # too short to show any of it
+        ("xapp-1-A0-3333", "'xapp-1-…'"),
+        ("8f14e45fceea167a9f", "'8f14…'"),
+        ("short", "'…'"),
+        ("", "'…'"),
+    ],
+)
+def test_mask(secret: str, shown: str) -> None:
+    assert mask(secret) == shown
+
+
+def test_repr_masks_secrets() -> None:
+    cfg = load(SLACK_SIGNING_SECRET=SIGNING, FLOWER_ALLOWED_USERS="U0B U0A")
+    for text in (repr(cfg), str(cfg), f"{cfg}"):
+        assert BOT not in text and APP not in text and SIGNING not in text
+        assert "bot_token='xoxb-11…'" in text and "app_token='xapp-1-…'" in text
+        assert "signing_secret='8f14…'" in text
+        assert "allowed_users=['U0A', 'U0B']" in text and "port=3000" in text
+
+
+def test_mode_without_any_transport_raises() -> None:
+    cfg = Config(bot_token=BOT)
+    with pytest.raises(ConfigError, match="SLACK_APP_TOKEN is not set"):
+        _ = cfg.mode
+
+
+def test_config_is_frozen() -> None:
+    cfg = load()
+    with pytest.raises(AttributeError):
+        cfg.port = 1  # type: ignore[misc]
+
+
+def test_dotenv_fills_in_and_environment_wins(tmp_path: Path) -> None:
+    env_file = tmp_path / "settings.env"
+    env_file.write_text(
+        f"SLACK_BOT_TOKEN={BOT}\nSLACK_APP_TOKEN='{APP}'\nFLOWER_MAX_RUNS=5\nPORT=4000\nFLOWER_HOME\n"
+    )
+    cfg = load_config({"PORT": "5000"}, dotenv=env_file)
+    assert (cfg.bot_token, cfg.app_token, cfg.max_runs, cfg.port) == (BOT, APP, 5, 5000)
+    assert cfg.home == Path("~/.flower").expanduser()  # a bare name in .env counts as unset
+
+
+def test_explicit_dotenv_must_exist(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"^the settings file .*missing\.env' does not exist"):
+        load_config(dict(BASE), dotenv=tmp_path / "missing.env")
+
+
+def test_auto_dotenv_reads_cwd_only_for_the_process_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text(f"SLACK_BOT_TOKEN={BOT}\nSLACK_APP_TOKEN={APP}\nFLOWER_MAX_RUNS=7\n")
+    monkeypatch.setenv("FLOWER_MAX_RUNS", "3")
+    cfg = load_config()  # os.environ + ./.env
+    assert cfg.bot_token == BOT and cfg.max_runs == 3
+    assert os.environ.get("SLACK_BOT_TOKEN") is None  # reading never exports
+    # An explicit mapping sees only itself, even with a .env in the folder.
+    with pytest.raises(ConfigError, match="SLACK_BOT_TOKEN is not set"):
+        load_config({})
+    assert load_config({}, dotenv=AUTO.resolve()).max_runs == 7  # unless asked for
+
+
+def test_no_dotenv_in_cwd_is_fine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name, value in BASE.items():
+        monkeypatch.setenv(name, value)
+    assert load_config().app_token == APP
