@@ -71,14 +71,18 @@ def script(ws: Path) -> list[Any]:
 
 
 def _tree_rss(pid: int) -> int:
-    """Resident bytes of ``pid`` and all its descendants, now."""
+    """Resident bytes of ``pid`` and its direct children (the CLI), now.
+
+    Not the grandchildren: a tool's shell is forked from the CLI and, until it execs, shows the
+    CLI's pages as its own RSS, so summing the whole tree double-counts at random moments.
+    """
     try:
         import psutil
     except ImportError:
         return _proc_tree_rss(pid)
     try:
         root = psutil.Process(pid)
-        procs = [root, *root.children(recursive=True)]
+        procs = [root, *root.children()]
     except psutil.Error:
         return 0
     total = 0
@@ -92,15 +96,18 @@ def _tree_rss(pid: int) -> int:
 
 def _proc_tree_rss(pid: int) -> int:
     """``_tree_rss`` without psutil: VmRSS from /proc, children from /proc/<pid>/task/*/children."""
-    total, todo = 0, [pid]
+    total, todo, depth = 0, [pid], {pid: 0}
     while todo:
         p = todo.pop()
         try:
             for line in Path(f"/proc/{p}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
                     total += int(line.split()[1]) * 1024
-            for task in Path(f"/proc/{p}/task").iterdir():
-                todo += [int(c) for c in (task / "children").read_text().split()]
+            if depth[p] == 0:
+                for task in Path(f"/proc/{p}/task").iterdir():
+                    kids = [int(c) for c in (task / "children").read_text().split()]
+                    depth.update({k: 1 for k in kids})
+                    todo += kids
         except (OSError, ValueError):
             continue  # the process exited while we looked
     return total

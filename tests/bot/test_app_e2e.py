@@ -50,12 +50,27 @@ OPTIONS = BotOptions(runtime={"resilience": Resilience(base_delay=0.01)}, status
 
 
 @pytest_asyncio.fixture
-async def bot(slack_env, fake_model, tmp_path, monkeypatch):
+async def make_bot(slack_env, fake_model, tmp_path, monkeypatch):
+    """Start a bot (again) on the same FLOWER_HOME: ``await make_bot(options, **env)``."""
     monkeypatch.setenv("FLOWER_HOME", str(tmp_path / "home"))
-    running = await start_bot(load_config(dotenv=None), options=OPTIONS)
-    await slack_env.wait_connected()
-    yield running
-    await running.close()
+    started = []
+
+    async def make(options=OPTIONS, **env):
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        running = await start_bot(load_config(dotenv=None), options=options)
+        started.append(running)
+        await slack_env.wait_connected(len(started))
+        return running
+
+    yield make
+    for running in started:
+        await running.close()
+
+
+@pytest_asyncio.fixture
+async def bot(make_bot):
+    return await make_bot()
 
 
 def texts(slack, thread_ts):
@@ -117,3 +132,58 @@ async def test_mention_question_click_rounds_verdict_summary(bot, slack_env, fak
     await slack.socket.send("interactive", stale, timeout=15)
     await slack.wait_until(lambda: [e for e in slack.ephemerals if "already answered" in e.get("text", "")],
                            what="an ephemeral note for a late click")
+
+
+def brief_only(fm, *, ask_first=False):
+    """A clarifier that (maybe) asks one question, then writes the brief: for clarify_only runs."""
+    first = [tool_use("mcp__human__ask", {"question": "用什么语言?", "options": ["Python", "Go"]})] if ask_first else []
+    fm.rule(*first, text(BRIEF), when=CLARIFIER)
+
+
+CLARIFY_ONLY = BotOptions(runtime=OPTIONS.runtime, flow={"clarify_only": True}, status_every_s=0)
+
+
+async def test_free_text_reply_answers_the_question(make_bot, slack_env, fake_model):
+    slack = slack_env
+    await make_bot(CLARIFY_ONLY)
+    brief_only(fake_model, ask_first=True)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    await slack.send_event(event)
+    q_ts, _ = await question(slack, event["ts"])
+    await slack.send_event(slack.user_message(CHANNEL, "Go, please", thread_ts=event["ts"]))
+    updated = await slack.wait_for("chat.update", ts=q_ts)
+    assert "Go, please" in str(updated.arg("blocks")) and "U0ALICE" in str(updated.arg("blocks"))
+    await posted(slack, event["ts"], "Done")
+    clar = [r for r in fake_model.message_requests if CLARIFIER(r.body)]
+    assert any("Go, please" in t for _, t in clar[-1].tool_results)
+
+
+async def test_duplicates_are_handled_once(make_bot, slack_env, fake_model):
+    slack = slack_env
+    await make_bot(CLARIFY_ONLY)
+    brief_only(fake_model)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    await slack.send_event(event, event_id="Ev0DUP")
+    await slack.send_event(event, event_id="Ev0DUP", retry_attempt=1, retry_reason="timeout")
+    await posted(slack, event["ts"], "Done")
+    # the mention pair inside the thread (app_mention + message, same ts) wakes it once
+    mark = slack.mark()
+    await slack.send_events(*slack.thread_mention(CHANNEL, event["ts"], "也写个 README"))
+    await posted(slack, event["ts"], "Done", after=mark)
+    started = [c for c in slack.calls("chat.postMessage") if "Started" in (c.body.get("text") or "")]
+    assert len(started) == 1
+    done = [c for c in slack.calls("chat.postMessage") if "Done" in (c.body.get("text") or "")]
+    assert len(done) == 2
+    woke = [c for c in slack.calls("chat.postMessage") if "也写个 README" in (c.body.get("text") or "")]
+    assert len(woke) == 1  # the wake banner quotes the sentence, once
+
+
+async def test_disallowed_user_is_refused_ephemerally(make_bot, slack_env, fake_model, tmp_path):
+    slack = slack_env
+    bot = await make_bot(CLARIFY_ONLY, FLOWER_ALLOWED_USERS="U0ALICE")
+    event = slack.mention(CHANNEL, "写个 hello.txt", user="U0BOB")
+    await slack.send_event(event)
+    await slack.wait_until(lambda: [e for e in slack.ephemerals if e.get("user") == "U0BOB"], what="a refusal")
+    assert not slack.calls("chat.postMessage") and not fake_model.message_requests
+    assert await bot.store.get_thread(ThreadKey("T0001", CHANNEL, event["ts"])) is None
+    assert not (tmp_path / "home" / "workspaces").exists()
