@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["machine", "median", "table", "mb"]
+__all__ = ["load_average", "machine", "mb", "median", "table"]
 
 
 def _ram_bytes() -> int | None:
@@ -53,7 +53,16 @@ def machine() -> dict[str, str]:
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "claude-agent-sdk": claude_agent_sdk.__version__,
         "claude code cli": _cli_version(),
+        "load average at start": load_average(),
     }
+
+
+def load_average() -> str:
+    """The 1/5/15-minute load averages now: how busy the shared machine was during a run."""
+    try:
+        return " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
 
 
 def median(values: Sequence[float]) -> float:

@@ -2,17 +2,20 @@
 
 The step: 20 tool calls (7 Write, 7 Read, 6 Bash, one of them printing ~14k characters so the
 workbench's spill guard has work) then a final text, served by the offline fake model
-(``engine.testing.FakeModel``) to the real bundled CLI. Two ways to run it, alternated (ABBA) in
-one run after one untimed warm-up each:
+(``engine.testing.FakeModel``) to the real bundled CLI. Four ways to run it, in rotating order
+(each mode takes each slot in turn) in one run, after one untimed warm-up each:
 
 - ``raw``: ``claude_agent_sdk.query()`` with the ``claude_code`` preset system prompt, the same
   allowed tools and ``permission_mode="acceptEdits"``, no session store (the CLI's own files);
-- ``runtime``: ``engine.Runtime(workspace=..., run_dir=..., workbench=True).run(spec, prompt)``:
-  our SQLite session store, the workbench hooks, the tool whitelist, the plugin.
+- ``raw+store``: the same plus our ``SqliteSessionStore`` as the SDK's session store;
+- ``runtime-nowb``: ``engine.Runtime(workbench=False).run(spec, prompt)``: pruning store, the
+  tool whitelist hook, the plugin;
+- ``runtime``: ``Runtime(workspace=..., run_dir=..., workbench=True)``: also the workbench hooks
+  (spill, index) and the workbench block in the system prompt. The target compares this to raw.
 
-Each run is a fresh worker process (``--worker``), so its memory figures are its own: peak RSS of
-the worker plus its CLI process tree, sampled every 20 ms (psutil if installed, else /proc), and
-the high-water marks the kernel kept (``ru_maxrss`` of the worker and of its reaped children).
+The two middle modes say where an overhead comes from. Each run is a fresh worker process (``--worker``), so its memory figures are its own: peak RSS of
+the worker plus its CLI process, sampled every 20 ms (psutil if installed, else /proc), and
+the high-water marks the kernel kept (VmHWM of the worker, ``ru_maxrss`` of its reaped children).
 The raw worker never imports ``engine``. Target: Runtime adds <= 10% wall time and <= 20 MB.
 """
 
@@ -70,7 +73,7 @@ def script(ws: Path) -> list[Any]:
 # -- the worker (one run, in its own process) ------------------------------------------------
 
 
-def _tree_rss(pid: int) -> int:
+def _rss_with_children(pid: int) -> int:
     """Resident bytes of ``pid`` and its direct children (the CLI), now.
 
     Not the grandchildren: a tool's shell is forked from the CLI and, until it execs, shows the
@@ -79,38 +82,40 @@ def _tree_rss(pid: int) -> int:
     try:
         import psutil
     except ImportError:
-        return _proc_tree_rss(pid)
+        return sum(_status_bytes(p, "VmRSS") for p in [pid, *_proc_children(pid)])
+    total = 0
     try:
         root = psutil.Process(pid)
-        procs = [root, *root.children()]
+        for proc in [root, *root.children()]:
+            try:
+                total += proc.memory_info().rss
+            except psutil.Error:
+                continue  # exited between listing and reading: its memory is gone anyway
     except psutil.Error:
         return 0
-    total = 0
-    for proc in procs:
-        try:
-            total += proc.memory_info().rss
-        except psutil.Error:
-            continue  # exited between listing and reading: its memory is gone anyway
     return total
 
 
-def _proc_tree_rss(pid: int) -> int:
-    """``_tree_rss`` without psutil: VmRSS from /proc, children from /proc/<pid>/task/*/children."""
-    total, todo, depth = 0, [pid], {pid: 0}
-    while todo:
-        p = todo.pop()
-        try:
-            for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1]) * 1024
-            if depth[p] == 0:
-                for task in Path(f"/proc/{p}/task").iterdir():
-                    kids = [int(c) for c in (task / "children").read_text().split()]
-                    depth.update({k: 1 for k in kids})
-                    todo += kids
-        except (OSError, ValueError):
-            continue  # the process exited while we looked
-    return total
+def _proc_children(pid: int) -> list[int]:
+    """Direct children of ``pid`` from /proc (what psutil would report), for machines without it."""
+    kids: list[int] = []
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            kids += [int(c) for c in (task / "children").read_text().split()]
+    except (OSError, ValueError):
+        pass  # a task ended while we listed: its children are listed under another task or gone
+    return kids
+
+
+def _status_bytes(pid: int | str, field: str) -> int:
+    """A memory field (``VmRSS``, ``VmHWM``) of /proc/<pid>/status in bytes; 0 if unreadable."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass  # the process exited while we looked, or there is no /proc
+    return 0
 
 
 class _Sampler(threading.Thread):
@@ -123,7 +128,7 @@ class _Sampler(threading.Thread):
 
     def run(self) -> None:
         while not self.done.wait(SAMPLE_S):
-            self.peak = max(self.peak, _tree_rss(os.getpid()))
+            self.peak = max(self.peak, _rss_with_children(os.getpid()))
 
 
 async def _raw(ws: Path, prompt: str, run_dir: Path | None) -> bool:
@@ -164,9 +169,13 @@ async def _runtime(ws: Path, prompt: str, run_dir: Path, workbench: bool) -> boo
 
 def worker(mode: str, ws: Path, prompt: str, run_dir: Path) -> dict[str, Any]:
     """Run the step once in this process; wall time, memory figures and whether it succeeded."""
+    import claude_agent_sdk  # noqa: F401  imports happen once a process, not once a step
+
+    if mode != "raw":
+        import engine  # noqa: F401
     sampler = _Sampler()
     sampler.start()
-    start = time.perf_counter()
+    start = time.perf_counter()  # from here: Runtime construction (if any) and the step
     if mode.startswith("raw"):
         ok = asyncio.run(_raw(ws, prompt, run_dir if mode == "raw+store" else None))
     else:
@@ -182,13 +191,8 @@ def worker(mode: str, ws: Path, prompt: str, run_dir: Path) -> dict[str, Any]:
 def _own_hwm() -> int:
     """This process's peak RSS. VmHWM, not ru_maxrss: the latter keeps the spawning parent's
     peak across exec (a driver holding a 50k-entry transcript would show up here)."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass  # no /proc: fall back to what getrusage knows
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    hwm = _status_bytes("self", "VmHWM")
+    return hwm or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 # -- the driver --------------------------------------------------------------------------------
@@ -222,7 +226,7 @@ def _one(fm: Any, mode: str, root: Path, tag: str) -> dict[str, Any]:
     return out
 
 
-def run(repeats: int = 6) -> str:
+def run(repeats: int = 8) -> str:
     """Warm up, then ``repeats`` rounds of every mode in rotating order; the report as Markdown."""
     from engine.testing import FakeModel
 
@@ -271,10 +275,10 @@ def _report(got: dict[str, list[dict[str, Any]]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m bench runtime [--repeats 6]`` (``--worker`` is the internal one-run mode)."""
+    """``python -m bench runtime [--repeats 8]`` (``--worker`` is the internal one-run mode)."""
     parser = argparse.ArgumentParser(prog="python -m bench runtime", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeats", type=int, default=6, help="runs of each mode (default 6)")
+    parser.add_argument("--repeats", type=int, default=8, help="rounds: runs of each mode (default 8)")
     parser.add_argument("--worker", choices=MODES, help=argparse.SUPPRESS)
     parser.add_argument("--workspace", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--run-dir", type=Path, help=argparse.SUPPRESS)

@@ -43,9 +43,12 @@ class RunStatus:
         """Fold ``event`` in; return a notice to post in the thread, or None."""
         p = event.payload
         if event.kind == "step":
-            self.step = event.step
             m = _ROUND.search(event.step)
-            self.round = int(m.group(1)) if m else 1
+            if m:
+                self.round = int(m.group(1))
+            elif event.step.split("#")[0] != self.step.split("#")[0]:
+                self.round = 1  # a new step; the same step again keeps the round a verdict set
+            self.step = event.step
             return None
         if event.kind == "turn":
             self.context = int(p.get("context") or self.context)
@@ -54,6 +57,8 @@ class RunStatus:
             self._step_cost[event.step] = float(p.get("cost_usd") or 0.0)  # cumulative per step
             self.cost = sum(self._step_cost.values())
             return None
+        if event.kind == "verdict" and p.get("state") == "not_yet":
+            self.round = int(p.get("round") or self.round) + 1
         return notice(event)
 
     def text(self, now: float | None = None) -> str:

@@ -8,11 +8,12 @@ a redelivery or the pair is handled once, across restarts too.
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import blocks
+from bot import controls
 from bot.channel import Answers
 from bot.commands import parse
 from bot.config import Config
@@ -120,20 +121,25 @@ class Intake:
         if ts:
             await react(self.client, key.channel, ts)
         if text:
-            await self.begin(key, text, user, ts or "", new=True) if ts else await self.jobs.start(key, text, by=user, new=True)
+            if ts:
+                await self.begin(key, text, user, ts, new=True)
+            else:
+                await self.jobs.start(key, text, by=user, new=True)
             return
         try:
             self.jobs.archive(key)
         except Exception as exc:  # nothing to archive yet is fine: the next words start fresh anyway
             log.info("archive of %s: %s", folder_name(key), exc)
         await self.store.set_state(key, "idle")
-        await self.outbox.send(key, "ask_what", f"ask_what:{folder_name(key)}:{ts or user}:{self.store._now()}", ASK_WHAT)
+        await self.outbox.send(key, "ask_what", f"ask_what:{folder_name(key)}:{ts or user}:{time.time()}", ASK_WHAT)
 
     async def _answered(self, q: StoredQuestion, answer: str, user: str) -> None:
         self.answers.deliver(q.thread, q.question_key, Answer("answered", answer, by=user))
-        if q.message_ts:
-            await edit(self.client, q.thread.channel, q.message_ts, f"Question: {q.text} — {answer}",
-                       blocks.answered_blocks(q.text, answer, user))
+        # the run records the ts only after the post returns: a quick answer finds it in the outbox
+        ts = q.message_ts or await self.store.sent_ts(controls.question_notice_key(q.thread, q.id))
+        if ts:
+            await edit(self.client, q.thread.channel, ts, f"Question: {q.text} — {answer}",
+                       controls.answered_blocks(q.text, answer, user))
 
     # -- clicks --------------------------------------------------------------------------------
 
@@ -163,7 +169,7 @@ class Intake:
     async def control_click(self, body: dict[str, Any], *, stop: bool) -> None:
         """Stop or Start over on a status message."""
         action, user = body["actions"][0], body["user"]["id"]
-        key = blocks.parse_thread_value(action.get("value", ""))
+        key = controls.parse_thread_value(action.get("value", ""))
         if key is None or key.channel != body["channel"]["id"]:
             return
         if not self._allowed(user, key.channel):

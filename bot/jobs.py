@@ -17,7 +17,7 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import blocks
+from bot import controls
 from bot.channel import Answers, SlackTransport
 from bot.config import Config
 from bot.events_view import RunStatus
@@ -52,6 +52,7 @@ class _Run:
     runtime: Runtime | None = None
     flow: Any = None
     stopping: bool = False
+    early: list[tuple[str, str]] = field(default_factory=list)  # words said before the flow existed
 
 
 class Jobs:
@@ -111,8 +112,9 @@ class Jobs:
             return True
         if run.flow is not None and run.flow.channel is not None:
             run.flow.channel.post(said, by=by)
-            return True
-        return False
+        else:  # still queued: the coordinator reads it from its inbox once the run starts
+            run.early.append((said, by))
+        return True
 
     def archive(self, key: ThreadKey) -> None:
         """Archive the thread's brief, goal and lineage (``/new`` without words)."""
@@ -193,10 +195,10 @@ class Jobs:
         try:
             run.flow = wf = starter_flow(ask, workspace=ws, run_dir=rd, new=new, transport=transport,
                                          **self.options.flow)
-            resp = await self.client.chat_postMessage(
-                channel=key.channel, thread_ts=key.thread_ts, text=status.text(),
-                blocks=blocks.status_blocks(status.text(), key, running=True))
-            status_ts = resp.get("ts")
+            for said, by in run.early:
+                wf.channel.post(said, by=by)
+            status_ts = await self.outbox.post(key, "status", f"status:{folder_name(key)}:{time.time()}",
+                                               status.text(), controls.status_blocks(status.text(), key, running=True))
             await self.store.upsert_thread(key, status_ts=status_ts)
             shower = asyncio.create_task(self._show(key, status, status_ts, events))
             try:
@@ -239,25 +241,23 @@ class Jobs:
             now = time.monotonic()
             if dirty and status_ts and now - last_edit >= self.options.status_every_s:
                 await edit(self.client, key.channel, status_ts, status.text(),
-                           blocks.status_blocks(status.text(), key, running=True))
+                           controls.status_blocks(status.text(), key, running=True))
                 last_edit, dirty = now, False
 
     async def _finish_status(self, key: ThreadKey, status: RunStatus, status_ts: str | None) -> None:
         if status_ts:
             await edit(self.client, key.channel, status_ts, status.text(),
-                       blocks.status_blocks(status.text(), key, running=False))
+                       controls.status_blocks(status.text(), key, running=False))
 
     async def _post_question(self, key: ThreadKey, qid: int, q: Question) -> str | None:
-        resp = await self.client.chat_postMessage(
-            channel=key.channel, thread_ts=key.thread_ts, text=f"Question: {q.text}",
-            blocks=blocks.question_blocks(qid, q.text, q.options, q.asked_by))
-        return resp.get("ts")
+        return await self.outbox.post(key, "question", controls.question_notice_key(key, qid), f"Question: {q.text}",
+                                      controls.question_blocks(qid, q.text, q.options, q.asked_by))
 
     async def _close_question(self, q: StoredQuestion) -> None:
         if q.message_ts:
             why = "No answer in time; the run went on with its best judgement."
             await edit(self.client, q.thread.channel, q.message_ts, f"Question: {q.text}",
-                       blocks.closed_blocks(q.text, why))
+                       controls.closed_blocks(q.text, why))
 
 
 def _summary(ctx: dict[str, Any], ws: Path) -> str:

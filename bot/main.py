@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import sys
 from dataclasses import dataclass
 
@@ -80,8 +79,8 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
     else:
         bot.web_runner = web.AppRunner(app.web_app(path="/slack/events"), handle_signals=False)
         await bot.web_runner.setup()
-        site = web.TCPSite(bot.web_runner, os.environ.get("HOST", "0.0.0.0") if config.port else "127.0.0.1",
-                           config.port)
+        # PORT=0 (tests) binds a free local port; a real port listens on every interface
+        site = web.TCPSite(bot.web_runner, "0.0.0.0" if config.port else "127.0.0.1", config.port)
         await site.start()
         bot.port = bot.web_runner.addresses[0][1]
     if resume:
@@ -104,8 +103,7 @@ async def serve(config: Config, *, options: BotOptions | None = None) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """The ``flower-bot`` command."""
-    logging.basicConfig(level=os.environ.get("FLOWER_LOG_LEVEL", "INFO"),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         config = load_config()
         config.mode  # noqa: B018 - raises ConfigError when neither token nor secret is set

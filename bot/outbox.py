@@ -12,10 +12,11 @@ import logging
 import time
 from typing import Any
 
+import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.store import BotStore, ThreadKey
+from bot.store import BotStore, StoreError, ThreadKey
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +30,7 @@ class Outbox:
     def __init__(self, store: BotStore, client: AsyncWebClient) -> None:
         self.store, self.client = store, client
         self._kick = asyncio.Event()
+        self._posted = asyncio.Condition()
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -55,6 +57,21 @@ class Outbox:
             self._kick.set()
         return queued
 
+    async def post(self, thread: ThreadKey, kind: str, dedupe_key: str, text: str,
+                   blocks: list[dict[str, Any]] | None = None) -> str | None:
+        """``send``, then wait until it is posted (after everything queued before it) and return
+        its ts; None when the post was given up. A key sent before returns that message's ts."""
+        await self.send(thread, kind, dedupe_key, text, blocks)
+        while True:
+            async with self._posted:
+                item = await self.store.outbox_item(dedupe_key)
+                if item is None or item.state != "pending":
+                    return item.sent_ts if item is not None else None
+                try:
+                    await asyncio.wait_for(self._posted.wait(), RETRY_AFTER_S)
+                except TimeoutError:
+                    pass  # look at the item again
+
     async def _loop(self) -> None:
         while True:
             try:
@@ -62,19 +79,24 @@ class Outbox:
             except TimeoutError:
                 pass  # look again for items whose retry time has come
             self._kick.clear()
-            for item in await self.store.pending_outbox():
-                await self._post(item)
+            try:
+                for item in await self.store.pending_outbox():
+                    await self._post(item)
+            except StoreError:  # a busy or broken db: the notices stay queued; look again soon
+                log.exception("reading the outbox failed")
 
     async def _post(self, item: Any) -> None:
         try:
             resp = await self.client.chat_postMessage(
                 channel=item.thread.channel, thread_ts=item.thread.thread_ts, **item.payload)
-        except (SlackApiError, OSError, asyncio.TimeoutError) as exc:
+        except (SlackApiError, aiohttp.ClientError, OSError, asyncio.TimeoutError) as exc:
             again = time.time() + RETRY_AFTER_S if item.attempts + 1 < MAX_ATTEMPTS else None
             log.warning("posting %s %r failed (attempt %d): %s", item.kind, item.dedupe_key, item.attempts + 1, exc)
             await self.store.mark_failed(item.id, str(exc), again)
-            return
-        await self.store.mark_sent(item.id, resp.get("ts"))
+        else:
+            await self.store.mark_sent(item.id, resp.get("ts"))
+        async with self._posted:
+            self._posted.notify_all()
 
 
 async def react(client: AsyncWebClient, channel: str, ts: str, name: str = "eyes") -> None:

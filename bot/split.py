@@ -1,7 +1,7 @@
 """Long text cut into pieces Slack accepts: at safe points, with ``` code fences balanced in each.
 
-Lengths are measured in UTF-16 code units (an emoji counts 2), never less than what Slack counts,
-so a piece that fits here fits there. Fences follow CommonMark: a line of 3+ backticks opens one
+Lengths are measured in UTF-16 code units (an emoji counts 2): at least what Slack counts, whether
+it counts code points or UTF-16 units, so a piece that fits here fits there. Fences follow CommonMark: a line of 3+ backticks opens one
 (with an optional info string), a bare line of at least as many backticks closes it, so a
 ````-fenced block may show ``` lines inside it.
 """
@@ -106,19 +106,20 @@ def split_text(text: str, limit: int = 3000, *, measure: Measure = utf16_len) ->
 
     Cuts go at a blank line outside code, else at a line end outside code, else at a line end in
     code, else (one line longer than ``limit``) at a space, after CJK punctuation, or anywhere but
-    inside an emoji sequence; none in the first half of a piece if avoidable. A fence open at a
+    inside an emoji sequence; none in the first half of a piece if avoidable, and a code block that
+    fits one piece whole goes to the next piece rather than being cut. A fence open at a
     cut is closed there and reopened, with its info string, at the start of the next piece; a
     fence never closed in ``text`` is closed at its end. Text that fits and is balanced comes back
     unchanged; blank text gives ``[]``. ``measure`` must be additive (a sum over characters).
     """
     if limit < _MIN_LIMIT:
         raise SplitError(f"split_text needs a limit of at least {_MIN_LIMIT}; got {limit}. Pass a larger limit.")
+    if not text.strip():
+        return []
     lines = _lines(text)
     end: Fence | None = None
     for line, _ in lines:
         end = _fence_after(end, line)
-    if not text.strip():
-        return []
     if end is None and measure(text) <= limit:
         return [text]
     chunks: list[str] = []
@@ -136,18 +137,22 @@ def split_text(text: str, limit: int = 3000, *, measure: Measure = utf16_len) ->
         while k < len(lines):
             line, fence_ok = lines[k]
             nxt = _fence_after(cur, line) if fence_ok else cur
-            if used + measure(line) + _close_len(nxt, measure) > limit:
+            closing = _close_len(nxt, measure) - (1 if nxt and line.endswith("\n") else 0)  # reuses the newline
+            if used + measure(line) + closing > limit:
                 break
             used, cur, k = used + measure(line), nxt, k + 1
             marks.append((k, cur, used))
         if k == i:  # this one line does not fit
             if lines[i][1]:  # cut it into pieces and go again
+                line = lines[i][0]
+                if _FENCE.fullmatch(line.rstrip("\r\n")):  # a fence line too long to keep: defused
+                    line = line.replace("`", "`\u200b", 1)
                 budget = limit - measure(prefix) - _close_len(state, measure)
-                lines[i:i + 1] = [(p, False) for p in _split_line(lines[i][0], budget, measure)]
+                lines[i:i + 1] = [(p, False) for p in _split_line(line, budget, measure)]
                 continue
             k, cur = i + 1, state  # still too big (absurd fences): move on anyway
         elif k < len(lines):
-            k, cur = _best_cut(marks, lines, state, limit)
+            k, cur = _best_cut(marks, lines, state, limit, measure)
         _emit(chunks, prefix, lines[i:k], cur)
         i, state = k, cur
     return chunks
@@ -157,7 +162,7 @@ def _reopen(state: Fence | None, limit: int, measure: Measure) -> str:
     if state is None:
         return ""
     ticks, info = state
-    opener = ticks + info if measure(ticks + info) <= limit // 4 else ticks  # an absurd info string is dropped
+    opener = ticks + info if measure(ticks + info) <= limit // 3 else ticks  # an absurd info string is dropped
     return opener + "\n"
 
 
@@ -165,32 +170,53 @@ def _close_len(state: Fence | None, measure: Measure) -> int:
     return 0 if state is None else 1 + measure(state[0])
 
 
-def _best_cut(marks: list, lines: list[tuple[str, bool]], start: Fence | None, limit: int) -> tuple[int, Fence | None]:
-    """The line end to cut at, by preference, among those in the second half of the piece."""
+def _best_cut(
+    marks: list, lines: list[tuple[str, bool]], start: Fence | None, limit: int, measure: Measure
+) -> tuple[int, Fence | None]:
+    """The line end to cut at, by preference, among those in the second half of the piece; a
+    code block that fits one piece whole is moved to the next piece rather than cut."""
 
     def blank(j: int) -> bool:
         return 0 <= j < len(lines) and not lines[j][0].strip()
+
+    def at_eol(n: int) -> bool:  # not in the middle of a line cut into pieces
+        return lines[marks[n][0] - 1][0].endswith("\n")
 
     def opened_here(n: int) -> bool:  # the piece would end right after a fence opener
         before = marks[n - 1][1] if n > 0 else start
         return before is None and marks[n][1] is not None
 
-    def at_eol(n: int) -> bool:  # not in the middle of a line cut into pieces
-        return lines[marks[n][0] - 1][0].endswith("\n")
-
     late = [n for n, (_, _, size) in enumerate(marks) if size >= limit // 2] or list(range(len(marks)))
+    outside = [n for n in range(len(marks)) if at_eol(n) and marks[n][1] is None]
     tiers = [
-        lambda n: at_eol(n) and marks[n][1] is None and (blank(marks[n][0] - 1) or blank(marks[n][0])),
-        lambda n: at_eol(n) and marks[n][1] is None,
-        lambda n: at_eol(n) and not opened_here(n),
+        [n for n in late if n in outside and (blank(marks[n][0] - 1) or blank(marks[n][0]))],
+        [n for n in late if n in outside],
+        [n for n in outside if _block_fits(lines, marks[n][0], limit, measure)],
+        [n for n in late if at_eol(n) and not opened_here(n)],
     ]
-    for tier in tiers:
-        good = [n for n in late if tier(n)]
+    for good in tiers:
         if good:
             k, fence, _ = marks[good[-1]]
             return k, fence
     k, fence, _ = marks[-1]
     return k, fence
+
+
+def _block_fits(lines: list[tuple[str, bool]], k: int, limit: int, measure: Measure) -> bool:
+    """True if lines from ``k`` (blank lines, then a fence opener) up to its closer fit in ``limit``."""
+    while k < len(lines) and not lines[k][0].strip():
+        k += 1
+    state: Fence | None = None
+    size = 0
+    for j in range(k, len(lines)):
+        line, fence_ok = lines[j]
+        size += measure(line)
+        state = _fence_after(state, line) if fence_ok else state
+        if j == k and state is None:
+            return False  # not a code block
+        if state is None or size > limit:
+            return size <= limit
+    return state is not None and size + _close_len(state, measure) <= limit
 
 
 def _emit(chunks: list[str], prefix: str, body_lines: list[tuple[str, bool]], fence: Fence | None) -> None:

@@ -14,7 +14,7 @@ from bot.jobs import BotOptions
 from bot.main import start_bot
 from bot.store import ThreadKey
 from engine import Resilience
-from engine.testing import prompt_contains, system_contains, text, tool_use
+from engine.testing import hold, prompt_contains, system_contains, text, tool_use
 from engine.workflow.starter import starter_paths
 
 CLARIFIER = system_contains("你只负责确认需求")
@@ -187,3 +187,160 @@ async def test_disallowed_user_is_refused_ephemerally(make_bot, slack_env, fake_
     assert not slack.calls("chat.postMessage") and not fake_model.message_requests
     assert await bot.store.get_thread(ThreadKey("T0001", CHANNEL, event["ts"])) is None
     assert not (tmp_path / "home" / "workspaces").exists()
+
+
+async def test_reply_while_running_interrupts_then_reply_after_finish_wakes(bot, slack_env, fake_model, tmp_path):
+    slack = slack_env
+    held = hold()
+    fake_model.rule(text(BRIEF), when=CLARIFIER)
+    fake_model.rule(text(GOAL), when=[JUDGE, prompt_contains("设定目标")], sequence="call", repeat_last=True)
+    fake_model.rule(text(ACHIEVED), when=[JUDGE, prompt_contains("判定这一轮")], sequence="call", repeat_last=True)
+    fake_model.rule(text("adjusted to blue"), when=[COORDINATOR, prompt_contains("use blue")])
+    fake_model.rule(text("continued after wake"), when=[COORDINATOR, prompt_contains("补充一句")])
+    fake_model.rule(text("working", fault=held), when=COORDINATOR)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    thread = event["ts"]
+    await slack.send_event(event)
+    await held.arrived()
+    reply = slack.user_message(CHANNEL, "use blue", thread_ts=thread)
+    await slack.send_event(reply)
+    await slack.wait_for("reactions.add", channel=CHANNEL, timestamp=reply["ts"])
+    held.release()
+    await posted(slack, thread, "Done: the goal is achieved")
+    last = [r for r in fake_model.message_requests if COORDINATOR(r.body) and "use blue" in r.prompt][0]
+    assert "working" in last.shown or "写个 hello.txt" in last.shown  # the same session went on
+
+    mark = slack.mark()
+    await slack.send_event(slack.user_message(CHANNEL, "顺便加一个 bye.txt", thread_ts=thread))
+    banner = await posted(slack, thread, "接上上次", after=mark)
+    assert "顺便加一个 bye.txt" in banner.body["text"]
+    await posted(slack, thread, "Done: the goal is achieved", after=mark)
+    woke = [r for r in fake_model.message_requests if COORDINATOR(r.body) and "补充一句" in r.prompt]
+    assert woke and "顺便加一个 bye.txt" in woke[0].prompt
+    assert "顺便加一个 bye.txt" in starter_paths(workspace(tmp_path, thread)).brief.read_text()
+
+
+@pytest.mark.parametrize("form", ["/new 另一件事", " /new 另一件事", "!new 另一件事", "@bot /new 另一件事"])
+async def test_new_in_each_form_archives_and_starts_fresh(make_bot, slack_env, fake_model, tmp_path, form):
+    slack = slack_env
+    await make_bot(CLARIFY_ONLY)
+    brief_only(fake_model)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    thread = event["ts"]
+    await slack.send_event(event)
+    await posted(slack, thread, "Done")
+    mark = slack.mark()
+    if form.startswith("@bot"):
+        await slack.send_events(*slack.thread_mention(CHANNEL, thread, form.removeprefix("@bot ")))
+    else:
+        await slack.send_event(slack.user_message(CHANNEL, form, thread_ts=thread))
+    await posted(slack, thread, "Done", after=mark)
+    paths = starter_paths(workspace(tmp_path, thread))
+    archived = list(paths.archive.iterdir())
+    assert len(archived) == 1 and (archived[0] / "需求.md").exists()
+    clar = [r for r in fake_model.message_requests if CLARIFIER(r.body)]
+    assert "另一件事" in clar[-1].prompt and "写个 hello.txt" not in clar[-1].prompt
+    assert not [c for c in slack.calls("chat.postMessage", after=mark) if "接上上次" in (c.body.get("text") or "")]
+
+
+async def test_new_alone_asks_what_to_do_then_starts_fresh(make_bot, slack_env, fake_model, tmp_path):
+    slack = slack_env
+    await make_bot(CLARIFY_ONLY)
+    brief_only(fake_model)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    thread = event["ts"]
+    await slack.send_event(event)
+    await posted(slack, thread, "Done")
+    mark = slack.mark()
+    await slack.send_event(slack.user_message(CHANNEL, "!new", thread_ts=thread))
+    await posted(slack, thread, "What should I do now?", after=mark)
+    await slack.send_event(slack.user_message(CHANNEL, "写个 bye.txt", thread_ts=thread))
+    await posted(slack, thread, "Done", after=mark)
+    clar = [r for r in fake_model.message_requests if CLARIFIER(r.body)]
+    assert "写个 bye.txt" in clar[-1].prompt
+    assert len(list(starter_paths(workspace(tmp_path, thread)).archive.iterdir())) == 1
+
+
+async def test_restart_resumes_and_the_pending_question_is_not_asked_twice(make_bot, slack_env, fake_model):
+    slack = slack_env
+    first = await make_bot(CLARIFY_ONLY)
+    brief_only(fake_model, ask_first=True)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    thread = event["ts"]
+    await slack.send_event(event)
+    q_ts, q_call = await question(slack, thread)
+    key = ThreadKey("T0001", CHANNEL, thread)
+    await slack.wait_until(lambda: len([r for r in fake_model.message_requests if CLARIFIER(r.body)]) >= 1)
+    await first.close()
+    second = await make_bot(CLARIFY_ONLY)
+    await posted(slack, thread, "bot restarted")
+    asked_again = await slack.wait_until(
+        lambda: len([r for r in fake_model.message_requests if CLARIFIER(r.body)]) >= 2, what="the resumed ask")
+    assert asked_again
+    button = [e for b in q_call.arg("blocks") for e in b.get("elements", []) if e.get("type") == "button"][0]
+    await slack.click(CHANNEL, q_ts, button["action_id"])  # the old message's button still works
+    await posted(slack, thread, "Done")
+    questions = [c for c in slack.calls("chat.postMessage") if (c.body.get("text") or "").startswith("Question")]
+    assert len(questions) == 1
+    assert (await second.store.get_thread(key)).state == "done"
+
+
+async def test_http_mode_verifies_signatures_and_runs(slack_env, fake_model, tmp_path, monkeypatch):
+    slack = slack_env
+    monkeypatch.delenv("SLACK_APP_TOKEN")
+    for name, value in {"SLACK_SIGNING_SECRET": "s3cret-signing", "PORT": "0",
+                        "FLOWER_HOME": str(tmp_path / "home")}.items():
+        monkeypatch.setenv(name, value)
+    running = await start_bot(load_config(dotenv=None), options=CLARIFY_ONLY)
+    try:
+        assert running.socket is None and running.port
+        url = f"http://127.0.0.1:{running.port}/slack/events"
+        brief_only(fake_model)
+        forged = await slack.deliver_http(url, slack.event_payload(slack.mention(CHANNEL, "forged")),
+                                          signing_secret="s3cret-signing", tamper=True)
+        assert forged.status == 401
+        event = slack.mention(CHANNEL, "写个 hello.txt")
+        got = await slack.deliver_http(url, slack.event_payload(event), signing_secret="s3cret-signing")
+        assert got.status == 200
+        await posted(slack, event["ts"], "Started")
+        await posted(slack, event["ts"], "Done")
+        assert not [c for c in slack.calls("chat.postMessage") if "forged" in (c.body.get("text") or "")]
+        assert len([r for r in fake_model.message_requests if CLARIFIER(r.body)]) == 1
+    finally:
+        await running.close()
+
+
+
+
+async def test_stop_button_then_queue_place(make_bot, slack_env, fake_model):
+    slack = slack_env
+    bot = await make_bot(CLARIFY_ONLY, FLOWER_MAX_RUNS="1")
+    held = hold()
+    fake_model.rule(text(BRIEF, fault=held), when=[CLARIFIER, prompt_contains("写个 hello.txt")])
+    fake_model.rule(text(BRIEF), when=CLARIFIER)
+    one, two = slack.mention(CHANNEL, "写个 hello.txt"), slack.mention(CHANNEL, "写个 bye.txt")
+    await slack.send_event(one)
+    await held.arrived()
+    await slack.send_event(two)
+    await posted(slack, two["ts"], "Queued: 1 run(s) ahead")
+    status_ts = (await bot.store.get_thread(ThreadKey("T0001", CHANNEL, one["ts"]))).status_ts
+    await slack.click(CHANNEL, status_ts, "flower_stop")
+    await posted(slack, one["ts"], "Stopped")
+    held.release()
+    await posted(slack, two["ts"], "Done")  # the queued run got the slot
+    assert (await bot.store.get_thread(ThreadKey("T0001", CHANNEL, one["ts"]))).state == "stopped"
+    assert not [c for c in slack.calls("chat.postMessage", thread_ts=one["ts"]) if "Done" in (c.body.get("text") or "")]
+
+
+async def test_rate_limited_post_is_retried_and_posted_once(make_bot, slack_env, fake_model):
+    slack = slack_env
+    await make_bot(CLARIFY_ONLY)
+    brief_only(fake_model)
+    slack.rate_limit("chat.postMessage", times=1, retry_after=1)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    await slack.send_event(event)
+    await posted(slack, event["ts"], "Done")
+    calls = slack.calls("chat.postMessage")
+    assert calls[0].status == 429 and calls[1].ok and calls[0].body["text"] == calls[1].body["text"]
+    started = [m for m in texts(slack, event["ts"]) if "Started" in m]
+    assert len(started) == 1

@@ -6,6 +6,7 @@ import asyncio
 import json
 import sqlite3
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -64,7 +65,7 @@ async def test_threads_survive_a_restart(store: BotStore, clock: Clock) -> None:
     assert await store.touch_seen(T1, "1712345678.000300")
     again = reopen(store, clock)
     thread = await again.get_thread(T1)
-    assert thread == updated.__class__(**{**updated.__dict__, "last_seen_ts": "1712345678.000300"})
+    assert thread == replace(updated, last_seen_ts="1712345678.000300")
     assert await again.get_thread(T2) is None
     again.close()
 
