@@ -13,7 +13,7 @@ $(VENV)/.installed: pyproject.toml
 install: $(VENV)/.installed
 
 run: install
-	@echo "flower-bot is not built yet (issue 5): there is no Slack bot to run." >&2; exit 2
+	$(VENV)/bin/flower-bot
 
 test: install
 	$(PY) -m pytest -n 2 -q

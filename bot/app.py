@@ -12,7 +12,7 @@ import re
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import controls
+from bot import render
 from bot.config import Config
 from bot.intake import Intake
 
@@ -34,17 +34,17 @@ def build_app(config: Config, client: AsyncWebClient, intake: Intake) -> AsyncAp
     async def on_message(body: dict, event: dict) -> None:
         await intake.message(body, event)
 
-    @app.action(re.compile(f"^{controls.ANSWER_PREFIX}\\d+$"))
+    @app.action(re.compile(f"^{re.escape(render.ANSWER_PREFIX)}\\d+$"))
     async def on_answer(ack, body: dict) -> None:
         await ack()
         await intake.answer_click(body)
 
-    @app.action(controls.STOP)
+    @app.action(render.STOP_ACTION)
     async def on_stop(ack, body: dict) -> None:
         await ack()
         await intake.control_click(body, stop=True)
 
-    @app.action(controls.START_OVER)
+    @app.action(render.NEW_ACTION)
     async def on_start_over(ack, body: dict) -> None:
         await ack()
         await intake.control_click(body, stop=False)

@@ -16,14 +16,12 @@ __all__ = [
     "MAX_BUTTON_TEXT",
     "MAX_BUTTON_VALUE",
     "MAX_FALLBACK",
-    "MAX_MESSAGE_CHARS",
     "MAX_SECTION_TEXT",
     "Payload",
     "blocks_for",
     "button",
     "context",
     "fallback",
-    "messages_for",
     "section",
 ]
 
@@ -37,7 +35,6 @@ MAX_BUTTON_TEXT = 75
 MAX_BUTTON_VALUE = 2000
 MAX_ACTIONS_ELEMENTS = 25
 MAX_FALLBACK = 4000  # `text` is cut at 40,000, but long messages read badly: keep it short
-MAX_MESSAGE_CHARS = 12_000  # per message in messages_for: Slack folds longer ones behind "Show more"
 
 
 def section(mrkdwn: str) -> dict[str, Any]:
@@ -80,8 +77,7 @@ def blocks_for(text: str, *, lead: str = "", max_blocks: int = MAX_BLOCKS) -> li
     """``text`` (escaped) as section blocks of at most 3,000 characters each, code fences balanced.
 
     ``lead`` is ready mrkdwn put before the first block (e.g. a bold headline and a newline).
-    Past ``max_blocks`` the last block says how much was left out; use ``messages_for`` to keep
-    everything. Blank text and lead give ``[]``.
+    Past ``max_blocks`` the last block says how much was left out. Blank text and lead give ``[]``.
     """
     chunks = _chunks(text, lead)
     if len(chunks) <= max_blocks:
@@ -89,29 +85,3 @@ def blocks_for(text: str, *, lead: str = "", max_blocks: int = MAX_BLOCKS) -> li
     kept = chunks[: max(max_blocks - 1, 0)]
     left = sum(len(c) for c in chunks[len(kept):])
     return _sections(kept, lead) + [section(f"_… {left:,} more characters not shown._")][: max_blocks]
-
-
-def messages_for(
-    text: str, *, lead: str = "", max_blocks: int = MAX_BLOCKS, max_chars: int = MAX_MESSAGE_CHARS
-) -> list[Payload]:
-    """``text`` as as many messages as it needs: each ≤ ``max_blocks`` sections, ≤ ``max_chars``.
-
-    Nothing is dropped; ``lead`` heads the first message. Each message's ``text`` fallback is
-    its own beginning, under 4,000 characters. Blank text gives ``[]``.
-    """
-    chunks = _chunks(text, lead)
-    groups: list[list[str]] = []
-    size = max_chars + 1
-    for chunk in chunks:
-        n = escaped_len(chunk)
-        if not groups or len(groups[-1]) >= max_blocks or size + n > max_chars:
-            groups.append([])
-            size = 0
-        groups[-1].append(chunk)
-        size += n
-    out: list[Payload] = []
-    for n, group in enumerate(groups):
-        blocks = _sections(group, lead if n == 0 else "")
-        more = " …" if n + 1 < len(groups) or len(group) > 1 else ""
-        out.append({"text": fallback(group[0], MAX_FALLBACK - len(more)) + more, "blocks": blocks})
-    return out

@@ -13,7 +13,7 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import controls
+from bot import controls, render
 from bot.channel import Answers
 from bot.commands import parse
 from bot.config import Config
@@ -25,11 +25,8 @@ from engine.core.transports import Answer
 
 log = logging.getLogger(__name__)
 
-REFUSAL = "Sorry, you cannot start or steer runs here. Ask an admin to add you to FLOWER_ALLOWED_USERS / FLOWER_ALLOWED_CHANNELS."
 EMPTY_MENTION = "Tell me what to do in one sentence, e.g. `@flower write a script that converts md to html`."
 ASK_WHAT = ":recycle: Archived the last run. What should I do now? Reply here with one sentence."
-ALREADY = "This question is already answered ({answer!r} by <@{by}>): nothing changed."
-CLOSED = "This question is closed: the run stopped waiting for it."
 
 
 class Intake:
@@ -42,6 +39,9 @@ class Intake:
 
     def _allowed(self, user: str, channel: str) -> bool:
         return self.config.user_allowed(user) and self.config.channel_allowed(channel)
+
+    def _refusal(self, user: str, channel: str) -> str:
+        return render.refusal(user, reason="user" if not self.config.user_allowed(user) else "channel")["text"]
 
     async def _claim(self, body: dict[str, Any], event: dict[str, Any]) -> bool:
         event_id = body.get("event_id")
@@ -58,7 +58,7 @@ class Intake:
         user, channel, ts = event.get("user", ""), event["channel"], event["ts"]
         key = ThreadKey(body.get("team_id") or event.get("team", ""), channel, event.get("thread_ts") or ts)
         if not self._allowed(user, channel):
-            await ephemeral(self.client, channel, user, REFUSAL, thread_ts=event.get("thread_ts"))
+            await ephemeral(self.client, channel, user, self._refusal(user, channel), thread_ts=event.get("thread_ts"))
             return
         if await self.store.get_thread(key) is not None:
             await self.words(key, event.get("text", ""), user, ts)
@@ -77,7 +77,8 @@ class Intake:
         if await self.store.get_thread(key) is None or not await self._claim(body, event):
             return
         if not self._allowed(event["user"], event["channel"]):
-            await ephemeral(self.client, event["channel"], event["user"], REFUSAL, thread_ts=event["thread_ts"])
+            await ephemeral(self.client, event["channel"], event["user"],
+                            self._refusal(event["user"], event["channel"]), thread_ts=event["thread_ts"])
             return
         await self.words(key, event.get("text", ""), event["user"], event["ts"])
 
@@ -89,9 +90,8 @@ class Intake:
             log.warning("refusing thread %s: %s", key, exc)
             return
         await react(self.client, key.channel, ts)
-        await self.outbox.send(key, "accepted", f"accepted:{folder_name(key)}:{ts}",
-                               f":seedling: Started. Workspace: `{ws}`\nI'll ask here when I need you; "
-                               "reply any time to steer, or `/new …` to start over.")
+        accepted = render.started_message(str(ws))
+        await self.outbox.send(key, "accepted", f"accepted:{folder_name(key)}:{ts}", accepted["text"], accepted["blocks"])
         await self.jobs.start(key, ask, by=user, new=new)
 
     async def words(self, key: ThreadKey, text: str, user: str, ts: str) -> None:
@@ -138,8 +138,8 @@ class Intake:
         # the run records the ts only after the post returns: a quick answer finds it in the outbox
         ts = q.message_ts or await self.store.sent_ts(controls.question_notice_key(q.thread, q.id))
         if ts:
-            await edit(self.client, q.thread.channel, ts, f"Question: {q.text} — {answer}",
-                       controls.answered_blocks(q.text, answer, user))
+            shown = render.answered_message(q.text, answer, user, asked_by=q.asked_by)
+            await edit(self.client, q.thread.channel, ts, shown["text"], shown["blocks"])
 
     # -- clicks --------------------------------------------------------------------------------
 
@@ -148,20 +148,21 @@ class Intake:
         action, user = body["actions"][0], body["user"]["id"]
         channel = body["channel"]["id"]
         thread_ts = (body.get("message") or {}).get("thread_ts")
-        try:
-            qid, index = (int(x) for x in action.get("value", "").split(":"))
-        except ValueError:
+        parsed = render.parse_answer_value(action.get("value", ""))
+        if parsed is None:
             return
+        qid, index = parsed
         q = await self.store.get_question(qid)
         if q is None or index >= len(q.options) or q.thread.channel != channel:
             return
         if not self._allowed(user, channel):
-            await ephemeral(self.client, channel, user, REFUSAL, thread_ts=thread_ts)
+            await ephemeral(self.client, channel, user, self._refusal(user, channel), thread_ts=thread_ts)
             return
         answer = q.options[index]
         if not await self.store.answer_question(qid, answer, user):
             now = await self.store.get_question(qid)
-            note = ALREADY.format(answer=now.answer, by=now.answered_by) if now and now.answered else CLOSED
+            note = (render.stale_click_note(answer=now.answer, by_user_id=now.answered_by)
+                    if now and now.answered else render.stale_click_note())
             await ephemeral(self.client, channel, user, note, thread_ts=thread_ts)
             return
         await self._answered(q, answer, user)
@@ -173,7 +174,7 @@ class Intake:
         if key is None or key.channel != body["channel"]["id"]:
             return
         if not self._allowed(user, key.channel):
-            await ephemeral(self.client, key.channel, user, REFUSAL, thread_ts=key.thread_ts)
+            await ephemeral(self.client, key.channel, user, self._refusal(user, key.channel), thread_ts=key.thread_ts)
             return
         if stop:
             await self.jobs.stop(key)

@@ -17,19 +17,19 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import controls
+from bot import controls, render
 from bot.channel import Answers, SlackTransport
 from bot.config import Config
 from bot.events_view import RunStatus
 from bot.outbox import Outbox, edit
 from bot.store import BotStore, Question as StoredQuestion, ThreadKey
 from bot.threads import ensure_workspace, folder_name, run_dir
-from engine.cli_view import wake_banner
+from engine.stores.sqlite_read import last_context_tokens
 from engine.core.atomic import write_text_atomic
 from engine.core.events import Event
 from engine.core.runtime import Runtime
 from engine.core.transports import Question
-from engine.workflow.starter import archive_run, starter_flow, starter_paths, wake_state
+from engine.workflow.starter import WORK_STEP, archive_run, starter_flow, starter_paths, wake_state
 
 log = logging.getLogger(__name__)
 
@@ -181,10 +181,12 @@ class Jobs:
         rd = run_dir(ws)
         state = wake_state(ws, run_dir=rd)
         if state["waking"] and not new:
-            text = ":arrow_left: " + wake_banner(ws, rd, state).removeprefix("<- ")
-            if ask:
-                text += f"\n> {ask}"
-            await self.outbox.send(key, "wake", f"wake:{folder_name(key)}:{state['woke']}:{banner_key or ''}", text)
+            sid = state.get("steps", {}).get(WORK_STEP)
+            banner = render.wake_banner(str(ws), woke=state.get("woke", 0), checks=state.get("checks") or 0,
+                                        context_tokens=last_context_tokens(rd / "sessions.db", sid) if sid else None,
+                                        said=ask)
+            await self.outbox.send(key, "wake", f"wake:{folder_name(key)}:{state['woke']}:{banner_key or ''}",
+                                   banner["text"], banner["blocks"])
         transport = SlackTransport(key, store=self.store, answers=self.answers, post_question=self._post_question,
                                    close_question=self._close_question,
                                    stopping=lambda: run.stopping or self._closing)
@@ -197,8 +199,9 @@ class Jobs:
                                          **self.options.flow)
             for said, by in run.early:
                 wf.channel.post(said, by=by)
+            shown = status.payload(controls.thread_value(key))
             status_ts = await self.outbox.post(key, "status", f"status:{folder_name(key)}:{time.time()}",
-                                               status.text(), controls.status_blocks(status.text(), key, running=True))
+                                               shown["text"], shown["blocks"])
             await self.store.upsert_thread(key, status_ts=status_ts)
             shower = asyncio.create_task(self._show(key, status, status_ts, events))
             try:
@@ -210,7 +213,9 @@ class Jobs:
             status.state = "done" if ok else "failed"
             await self.store.set_state(key, "done" if ok else "failed")
             await self._finish_status(key, status, status_ts)
-            await self.outbox.send(key, "summary", f"summary:{folder_name(key)}:{status_ts}", _summary(ctx, ws))
+            summary = _summary(ctx, ws)
+            await self.outbox.send(key, "summary", f"summary:{folder_name(key)}:{status_ts}",
+                                   summary["text"], summary["blocks"])
         except asyncio.CancelledError:
             status.state = "stopped" if run.stopping else "running"
             if run.stopping:
@@ -235,37 +240,35 @@ class Jobs:
                 dirty = dirty or event.kind in ("step", "turn", "result")
                 if note:
                     n += 1
-                    await self.outbox.send(key, event.kind, f"{event.kind}:{status_ts}:{n}", note)
+                    await self.outbox.send(key, event.kind, f"{event.kind}:{status_ts}:{n}", note["text"], note["blocks"])
                 if event.kind == "ask":
                     await self.store.set_state(key, "waiting" if event.payload.get("phase") == "asked" else "running")
             now = time.monotonic()
             if dirty and status_ts and now - last_edit >= self.options.status_every_s:
-                await edit(self.client, key.channel, status_ts, status.text(),
-                           controls.status_blocks(status.text(), key, running=True))
+                shown = status.payload(controls.thread_value(key))
+                await edit(self.client, key.channel, status_ts, shown["text"], shown["blocks"])
                 last_edit, dirty = now, False
 
     async def _finish_status(self, key: ThreadKey, status: RunStatus, status_ts: str | None) -> None:
         if status_ts:
-            await edit(self.client, key.channel, status_ts, status.text(),
-                       controls.status_blocks(status.text(), key, running=False))
+            shown = status.payload(controls.thread_value(key))
+            await edit(self.client, key.channel, status_ts, shown["text"], shown["blocks"])
 
     async def _post_question(self, key: ThreadKey, qid: int, q: Question) -> str | None:
-        return await self.outbox.post(key, "question", controls.question_notice_key(key, qid), f"Question: {q.text}",
-                                      controls.question_blocks(qid, q.text, q.options, q.asked_by))
+        shown = render.question_message(qid, q.text, q.options, q.asked_by)
+        return await self.outbox.post(key, "question", controls.question_notice_key(key, qid), shown["text"],
+                                      shown["blocks"])
 
     async def _close_question(self, q: StoredQuestion) -> None:
         if q.message_ts:
-            why = "No answer in time; the run went on with its best judgement."
-            await edit(self.client, q.thread.channel, q.message_ts, f"Question: {q.text}",
-                       controls.closed_blocks(q.text, why))
+            shown = render.closed_question_message(
+                q.text, "No answer in time; the run went on with its best judgement.", asked_by=q.asked_by)
+            await edit(self.client, q.thread.channel, q.message_ts, shown["text"], shown["blocks"])
 
 
-def _summary(ctx: dict[str, Any], ws: Path) -> str:
+def _summary(ctx: dict[str, Any], ws: Path) -> render.Payload:
     results = ctx.get("_results", {})
     cost = sum(getattr(r, "cost_usd", 0.0) or 0.0 for r in results.values())
-    if ctx.get("_ok"):
-        head = ":white_check_mark: *Done: the goal is achieved.*"
-    else:
-        why = ctx.get("_aborted") or ctx.get("_failed") or "the judge's rounds ran out"
-        head = f":x: *Ended without achieving the goal* ({why})."
-    return f"{head}\nCost ${cost:.2f} · workspace `{ws}`\nReply here to continue, or `/new …` to start over."
+    ok = bool(ctx.get("_ok"))
+    why = "" if ok else str(ctx.get("_aborted") or ctx.get("_failed") or "the judge's rounds ran out")
+    return render.summary_message(ok, cost, None, str(ws), why)

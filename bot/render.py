@@ -20,7 +20,6 @@ from bot.block_kit import (
     button,
     context,
     fallback,
-    messages_for,
     section,
 )
 from bot.render_notices import (
@@ -33,7 +32,7 @@ from bot.render_notices import (
     verdict_message,
     wake_banner,
 )
-from bot.split import clip, escape, split_text, utf16_len
+from bot.split import clip, escape, utf16_len
 from engine.cli_view import human_tokens
 
 __all__ = [
@@ -41,20 +40,17 @@ __all__ = [
     "NEW_ACTION",
     "STOP_ACTION",
     "Payload",
+    "StatusState",
     "answered_message",
-    "blocks_for",
     "closed_question_message",
-    "escape",
     "event_payload",
     "handoff_notice",
     "mention",
-    "messages_for",
     "offline_notice",
     "parse_answer_value",
     "question_message",
     "refusal",
     "retry_notice",
-    "split_text",
     "stale_click_note",
     "started_message",
     "status_message",
@@ -162,11 +158,13 @@ def status_message(
     elapsed_s: float = 0.0,
     state: StatusState = "running",
     workspace: str = "",
+    thread: str = "",
 ) -> Payload:
     """The one status message of a run, edited in place: step, round, context, cost, elapsed.
 
     While queued, running or waiting it has Stop (``flower_stop``) and Start over
-    (``flower_new``) buttons; once finished, none.
+    (``flower_new``) buttons, whose value is ``thread`` (what they act on; survives a restart);
+    once finished, none.
     """
     parts = [f"step *{escape(clip(step, 200))}*" if step else "starting"]
     if round:
@@ -180,7 +178,8 @@ def status_message(
         blocks.append(context(f"Workspace: `{escape(clip(workspace, 500))}`"))
     if state in ACTIVE:
         blocks.append({"type": "actions", "block_id": "flower_status", "elements": [
-            button("Stop", STOP_ACTION, "stop", style="danger"), button("Start over", NEW_ACTION, "new")]})
+            button("Stop", STOP_ACTION, thread or "stop", style="danger"),
+            button("Start over", NEW_ACTION, thread or "new")]})
     return {"text": line.replace("*", ""), "blocks": blocks}
 
 

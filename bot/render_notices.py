@@ -20,6 +20,7 @@ __all__ = [
     "handoff_notice",
     "offline_notice",
     "retry_notice",
+    "unverifiable_notice",
     "verdict_message",
     "wake_banner",
 ]
@@ -138,6 +139,12 @@ def offline_notice(host: str, port: int | str, waited_s: float) -> Payload:
     return _notice(line)
 
 
+def unverifiable_notice(count: int, total: int | str, path: str) -> Payload:
+    """Some checks of the goal cannot be verified in this environment (listed in ``path``)."""
+    return _notice(f"⚠️ {count}/{total} checks of the goal can't be verified here.",
+                   note=f"See `{escape(clip(path, 500))}`" if path else "")
+
+
 def event_payload(kind: str, payload: dict[str, Any]) -> Payload | None:
     """The notice for an engine event (``Event.kind`` and ``Event.payload``), or None for events
     that only update the status line (step, turn, result, ask, interrupt, done)."""
@@ -152,4 +159,6 @@ def event_payload(kind: str, payload: dict[str, Any]) -> Payload | None:
                             kind=p.get("kind"), error=p.get("error"))
     if kind == "offline":
         return offline_notice(p.get("host", "?"), p.get("port", "?"), p.get("waited_s", 0))
+    if kind == "task" and p.get("unverifiable"):
+        return unverifiable_notice(len(p["unverifiable"]), p.get("total", "?"), str(p.get("path", "")))
     return None

@@ -114,17 +114,17 @@ async def test_mention_question_click_rounds_verdict_summary(bot, slack_env, fak
     shown = str(updated.arg("blocks"))
     assert "Python" in shown and "U0BOB" in shown and "button" not in shown  # nobody can click twice
 
-    await posted(slack, thread, "Verdict #1")
-    await posted(slack, thread, "Verdict #2")
+    await posted(slack, thread, "Round 1:")
+    await posted(slack, thread, "Round 2:")
     summary = await posted(slack, thread, "Done: the goal is achieved")
-    assert "Verdict #1: *not yet*" in "\n".join(texts(slack, thread))
+    assert "Round 1: not yet." in "\n".join(texts(slack, thread))
     assert (ws / "hello.txt").read_text() == "hi"
     paths = starter_paths(ws)
     assert "Python" in paths.brief.read_text() and "U0BOB" in paths.log.read_text()
     clar = [r for r in fake_model.message_requests if CLARIFIER(r.body)]
     assert any("Python" in t for _, t in clar[-1].tool_results)  # the click reached the model
     status_ts = (await bot.store.get_thread(ThreadKey("T0001", CHANNEL, thread))).status_ts
-    final = await slack.wait_for("chat.update", lambda c: "done" in (c.body.get("text") or ""), ts=status_ts)
+    final = await slack.wait_for("chat.update", lambda c: "Done" in (c.body.get("text") or ""), ts=status_ts)
     assert "Stop" not in str(final.arg("blocks")) and summary.index > 0
     assert (await bot.store.get_thread(ThreadKey("T0001", CHANNEL, thread))).state == "done"
 
@@ -212,7 +212,7 @@ async def test_reply_while_running_interrupts_then_reply_after_finish_wakes(bot,
 
     mark = slack.mark()
     await slack.send_event(slack.user_message(CHANNEL, "顺便加一个 bye.txt", thread_ts=thread))
-    banner = await posted(slack, thread, "接上上次", after=mark)
+    banner = await posted(slack, thread, "Picking up where this left off", after=mark)
     assert "顺便加一个 bye.txt" in banner.body["text"]
     await posted(slack, thread, "Done: the goal is achieved", after=mark)
     woke = [r for r in fake_model.message_requests if COORDINATOR(r.body) and "补充一句" in r.prompt]
@@ -240,7 +240,7 @@ async def test_new_in_each_form_archives_and_starts_fresh(make_bot, slack_env, f
     assert len(archived) == 1 and (archived[0] / "需求.md").exists()
     clar = [r for r in fake_model.message_requests if CLARIFIER(r.body)]
     assert "另一件事" in clar[-1].prompt and "写个 hello.txt" not in clar[-1].prompt
-    assert not [c for c in slack.calls("chat.postMessage", after=mark) if "接上上次" in (c.body.get("text") or "")]
+    assert not [c for c in slack.calls("chat.postMessage", after=mark) if "Picking up where this left off" in (c.body.get("text") or "")]
 
 
 async def test_new_alone_asks_what_to_do_then_starts_fresh(make_bot, slack_env, fake_model, tmp_path):

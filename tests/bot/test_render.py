@@ -7,7 +7,7 @@ import re
 import pytest
 
 from bot import render
-from bot.block_kit import blocks_for, messages_for
+from bot.block_kit import blocks_for
 from bot.render_notices import cost, duration, event_payload
 from bot.split import SplitError, clip, escape, escaped_len, split_text, utf16_len
 from bot.testing.limits import block_problems, check_message
@@ -213,7 +213,7 @@ def test_escape(raw: str, escaped: str) -> None:
     assert escape(raw) == escaped
 
 
-# -- blocks_for / messages_for ---------------------------------------------------------------------
+# -- blocks_for ---------------------------------------------------------------------------------
 
 
 def test_blocks_for_long_text() -> None:
@@ -230,18 +230,6 @@ def test_blocks_for_caps_at_fifty_with_a_note() -> None:
     assert_slack_ok({"text": "x", "blocks": blocks})
     assert blocks_for("") == [] and blocks_for("  ", lead="*x*\n") == [{"type": "section", "text": {
         "type": "mrkdwn", "text": "*x*"}}]
-
-
-@pytest.mark.parametrize("size", [10, 3000, 12_000, 40_000, 200_000])
-def test_messages_for_keeps_everything(size: int) -> None:
-    text = ("Some words & <tags> in a line\n" * (size // 30 + 1))[:size]
-    messages = messages_for(text)
-    for message in messages:
-        assert_slack_ok(message)
-        assert sum(utf16_len(b["text"]["text"]) for b in message["blocks"]) <= 12_000
-    joined = "\n".join(b["text"]["text"] for m in messages for b in m["blocks"])
-    assert content(joined) == content(escape(text))
-    assert messages_for("") == []
 
 
 # -- the bot's messages ------------------------------------------------------------------------------
