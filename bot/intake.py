@@ -91,7 +91,8 @@ class Intake:
             return
         await react(self.client, key.channel, ts)
         accepted = render.started_message(str(ws))
-        await self.outbox.send(key, "accepted", f"accepted:{folder_name(key)}:{ts}", accepted["text"], accepted["blocks"])
+        await self.outbox.send(key, "accepted", f"accepted:{folder_name(key)}:{ts}",
+                               accepted["text"], accepted["blocks"])
         await self.jobs.start(key, ask, by=user, new=new)
 
     async def words(self, key: ThreadKey, text: str, user: str, ts: str) -> None:

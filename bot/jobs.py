@@ -240,7 +240,8 @@ class Jobs:
                 dirty = dirty or event.kind in ("step", "turn", "result")
                 if note:
                     n += 1
-                    await self.outbox.send(key, event.kind, f"{event.kind}:{status_ts}:{n}", note["text"], note["blocks"])
+                    await self.outbox.send(key, event.kind, f"{event.kind}:{status_ts}:{n}",
+                                           note["text"], note["blocks"])
                 if event.kind == "ask":
                     await self.store.set_state(key, "waiting" if event.payload.get("phase") == "asked" else "running")
             now = time.monotonic()
