@@ -13,10 +13,13 @@ workbench's spill guard has work) then a final text, served by the offline fake 
 - ``runtime``: ``Runtime(workspace=..., run_dir=..., workbench=True)``: also the workbench hooks
   (spill, index) and the workbench block in the system prompt. The target compares this to raw.
 
-The two middle modes say where an overhead comes from. Each run is a fresh worker process (``--worker``), so its memory figures are its own: peak RSS of
-the worker plus its CLI process, sampled every 20 ms (psutil if installed, else /proc), and
-the high-water marks the kernel kept (VmHWM of the worker, ``ru_maxrss`` of its reaped children).
-The raw worker never imports ``engine``. Target: Runtime adds <= 10% wall time and <= 20 MB.
+The two middle modes say where an overhead comes from. Each run is a fresh worker process
+(``--worker``), so its memory figures are its own: peak RSS of the worker plus its CLI process,
+sampled every 20 ms (psutil if installed, else /proc), and the high-water marks the kernel kept
+(VmHWM of the worker, ``ru_maxrss`` of its reaped children).
+Wall time runs from just before the step (a Runtime's construction included, imports not: they
+happen once a process) to its end. The raw worker never imports ``engine``. Target: Runtime adds
+<= 10% wall time and <= 20 MB of peak memory over raw.
 """
 
 from __future__ import annotations

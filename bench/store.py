@@ -12,7 +12,8 @@ Side by side in one run, on the same realistic entries (``bench.transcripts``):
 
 Every figure is the median of ``--repeats`` runs. Targets: append >= 20,000 entries/s; the
 all-policies load of 10k entries <= 3x the JSONL parse; load peak <= 2x the transcript's size.
-``--profile`` splits one all-policies load at 10k into its stages instead.
+``--profile`` splits one all-policies load at 10k into its stages instead, and compares the
+store's read path with a chunked one (the fix for the memory peak).
 """
 
 from __future__ import annotations
@@ -165,7 +166,8 @@ def _report(results: list[dict[str, float]]) -> str:
 
 
 def profile(n: int = 10_000) -> str:
-    """The stages of one warm all-policies load, timed apart (what dominates the load)."""
+    """The stages of one warm all-policies load, timed apart (what dominates the load), and the
+    store's read path against a chunked parse (time and peak memory, no policies)."""
     entries = generate(n)
     with tempfile.TemporaryDirectory(prefix="bench-store-") as tmp:
         root = Path(tmp)
@@ -195,11 +197,50 @@ def profile(n: int = 10_000) -> str:
             stage("spill_results (files exist)", lambda: spill_results(loaded, store.policy, spill_dir))
             stage("prune_entries", lambda: prune_entries(loaded, store.prune))
             del loaded
+        size = sum(len(json.dumps(e, separators=(",", ":"), ensure_ascii=False).encode()) + 1
+                   for e in entries)
+        del entries
+        variants = {  # the read as the store does it, and the candidate fix for its memory peak
+            "as the store reads (fetchall, join, one json.loads)": lambda: store._load_sync(key),
+            "chunked (fetchmany(200), one json.loads a chunk)": lambda: store._call(_chunked, sql, key),
+        }
+        rows_out = []
+        for name, fn in variants.items():
+            ms = median([_clock(fn) for _ in range(3)]) * 1e3
+            rows_out.append([name, f"{ms:.1f}", f"{_traced_peak(fn) / size:.2f}x"])
         store.close()
     medians = {name: median(values) for name, values in stages.items()}
     total = sum(medians.values())
     return table(["stage (median of 3)", "ms", "share"],
-                 [[name, f"{s * 1e3:.1f}", f"{s / total:.0%}"] for name, s in medians.items()])
+                 [[name, f"{s * 1e3:.1f}", f"{s / total:.0%}"] for name, s in medians.items()]
+                 ) + "\n\n" + table(["read path (no policies)", "ms", "peak / JSONL"], rows_out)
+
+
+def _chunked(conn: Any, sql: str, key: dict[str, str]) -> list[Any]:
+    out: list[Any] = []
+    cursor = conn.execute(sql, tuple(key.values()))
+    while rows := cursor.fetchmany(200):
+        out.extend(json.loads("[" + ",".join(d for (d,) in rows) + "]"))
+    return out
+
+
+def _clock(fn: Callable[[], Any]) -> float:
+    gc.collect()
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def _traced_peak(fn: Callable[[], Any]) -> int:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        result = fn()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    del result
+    return peak
 
 
 def run(sizes: tuple[int, ...] = SIZES, repeats: int = 3) -> str:
