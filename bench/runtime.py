@@ -229,7 +229,7 @@ def _one(fm: Any, mode: str, root: Path, tag: str) -> dict[str, Any]:
     return out
 
 
-def run(repeats: int = 8) -> str:
+def run(repeats: int = 10) -> str:
     """Warm up, then ``repeats`` rounds of every mode in rotating order; the report as Markdown."""
     from engine.testing import FakeModel
 
@@ -278,10 +278,10 @@ def _report(got: dict[str, list[dict[str, Any]]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m bench runtime [--repeats 8]`` (``--worker`` is the internal one-run mode)."""
+    """``python -m bench runtime [--repeats 10]`` (``--worker`` is the internal one-run mode)."""
     parser = argparse.ArgumentParser(prog="python -m bench runtime", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeats", type=int, default=8, help="rounds: runs of each mode (default 8)")
+    parser.add_argument("--repeats", type=int, default=10, help="rounds: runs of each mode (default 10)")
     parser.add_argument("--worker", choices=MODES, help=argparse.SUPPRESS)
     parser.add_argument("--workspace", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--run-dir", type=Path, help=argparse.SUPPRESS)
