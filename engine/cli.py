@@ -131,7 +131,7 @@ async def _run_flow(args: argparse.Namespace, ask: str) -> int:
         if ctx is None:
             print("\n已退出;下次在这里运行 flower 会接着做。", file=sys.stderr)
             return EXIT_INTERRUPTED
-        view.summary(ctx)
+        view.summary(ctx, rt.results)
         return EXIT_OK if ctx.get("_ok") else EXIT_NOT_ACHIEVED
     finally:
         loop.remove_signal_handler(signal.SIGINT)

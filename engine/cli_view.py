@@ -102,9 +102,10 @@ class TerminalView:
         if line:
             print(line, file=self.out, flush=True)
 
-    def summary(self, ctx: dict[str, Any]) -> None:
-        results = ctx.get("_results", {})
-        cost = sum(r.cost_usd for r in results.values())
+    def summary(self, ctx: dict[str, Any], results: list[Any]) -> None:
+        """The last line: achieved or not (and why), and what this process spent on every step,
+        judge rounds and retries included."""
+        cost = sum(r.cost_usd for r in results)
         state = "达成" if ctx.get("_ok") else "没有达成"
         why = ctx.get("_aborted") or ctx.get("_failed") or ""
         print(f"== 结束:{state}{'(' + why + ')' if why else ''} · ${cost:.2f}", file=self.out)

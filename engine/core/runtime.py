@@ -307,6 +307,10 @@ class Runtime:
             add_dirs=[str(wb.root)] if wb is not None and wb.external else None,
         )
         opts.hooks = merge_hooks(spec.hooks, guards, whitelist) or None
+        if self.handoff.enabled and spec.compact is None:
+            # Otherwise the CLI answers "prompt is too long" by compacting on its own, and the
+            # readable, editable handoff never happens (measured with CLI 2.1.332).
+            opts.env.setdefault("DISABLE_AUTO_COMPACT", "1")
         if self.detach_cli:
             opts.cli_path = str(detached_cli(self.run_dir))
         return opts

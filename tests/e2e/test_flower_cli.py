@@ -89,7 +89,7 @@ def test_question_at_the_prompt_then_wake_banner(fake_model, ws):
     term.expect("2. Go")
     term.type("1\n")
     assert term.wait() == 0, term.out[-3000:]
-    assert "== 确认需求" in term.out and "== 干活" in term.out
+    assert "== 确认需求" in term.out and "== 干活" in term.out and "== 结束:达成" in term.out
     assert "Python" in (ws / ".flower" / "notes" / "问答记录.md").read_text()
 
     again = flower(ws)  # nothing said, in a terminal: the wake banner, then the wake prompt

@@ -10,6 +10,7 @@ import pytest
 from engine import AgentSpec, HandoffPolicy, Resilience, Runtime, Step, Workflow
 from engine.core.manifest import read_manifest
 from engine.testing import (
+    compaction,
     hold,
     overloaded,
     prompt_contains,
@@ -262,3 +263,19 @@ def test_no_credentials_raise_at_construction(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(RuntimeError, match="ANTHROPIC_API_KEY"):
         Runtime(workspace=tmp_path, run_dir=tmp_path / "runs")
+
+
+async def test_overflow_mid_conversation_hands_off_instead_of_cli_compaction(fake_model, ws):
+    fake_model.rule(text("summary"), when=compaction())
+    fake_model.rule(text("after handoff"), when=prompt_contains("交接"))
+    fake_model.rule(
+        tool_use("Read", {"file_path": str(ws / "seed.txt")}),
+        text("x", fault=prompt_too_long(times=1)),
+        when=prompt_contains("big task"))
+    rt = runtime(ws)
+    try:
+        r = await rt.run(AgentSpec(name="big", instructions="", allowed_tools=["Read"]), "big task")
+    finally:
+        rt.close()
+    assert r.ok and r.text == "after handoff" and len(r.retired) == 1
+    assert not [q for q in fake_model.message_requests if compaction()(q.body)]
