@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 
 RETRY_AFTER_S = 5.0
 MAX_ATTEMPTS = 5
+NOTICE_EVENT = "flower_notice"  # message metadata type carrying the outbox key of each notice posted
 
 
 class Outbox:
@@ -73,6 +74,7 @@ class Outbox:
                     pass  # look at the item again
 
     async def _loop(self) -> None:
+        await self._reconcile()
         while True:
             try:
                 await asyncio.wait_for(self._kick.wait(), RETRY_AFTER_S)
@@ -85,10 +87,50 @@ class Outbox:
             except StoreError:  # a busy or broken db: the notices stay queued; look again soon
                 log.exception("reading the outbox failed")
 
+    async def _reconcile(self) -> None:
+        """Mark sent the queued notices that are already in their thread (by their metadata key).
+
+        A process killed after Slack took a post but before ``mark_sent`` left it pending; posting
+        it again would show it twice. One ``conversations.replies`` per thread with pending items,
+        at start only. If Slack cannot be asked, the items are posted anyway (twice beats never).
+        """
+        try:
+            pending = await self.store.pending_outbox(limit=10_000)
+        except StoreError:
+            log.exception("reading the outbox failed")
+            return
+        threads: dict[ThreadKey, list[Any]] = {}
+        for item in pending:
+            threads.setdefault(item.thread, []).append(item)
+        for thread, items in threads.items():
+            try:
+                posted = await self._posted_keys(thread)
+            except (SlackApiError, aiohttp.ClientError, OSError, asyncio.TimeoutError) as exc:
+                log.warning("could not read thread %s to find notices already posted: %s", thread, exc)
+                continue
+            for item in items:
+                if item.dedupe_key in posted:
+                    log.info("notice %r was posted before the restart (ts %s)", item.dedupe_key, posted[item.dedupe_key])
+                    await self.store.mark_sent(item.id, posted[item.dedupe_key])
+
+    async def _posted_keys(self, thread: ThreadKey) -> dict[str, str]:
+        """Outbox key -> ts of every notice of ours found in the thread."""
+        found: dict[str, str] = {}
+        pages = await self.client.conversations_replies(channel=thread.channel, ts=thread.thread_ts, limit=200,
+                                                        include_all_metadata=True)
+        async for page in pages:
+            for message in page.get("messages") or []:
+                meta = message.get("metadata") or {}
+                key = (meta.get("event_payload") or {}).get("key")
+                if meta.get("event_type") == NOTICE_EVENT and isinstance(key, str):
+                    found[key] = message.get("ts")
+        return found
+
     async def _post(self, item: Any) -> None:
         try:
             resp = await self.client.chat_postMessage(
-                channel=item.thread.channel, thread_ts=item.thread.thread_ts, **item.payload)
+                channel=item.thread.channel, thread_ts=item.thread.thread_ts,
+                metadata={"event_type": NOTICE_EVENT, "event_payload": {"key": item.dedupe_key}}, **item.payload)
         except (SlackApiError, aiohttp.ClientError, OSError, asyncio.TimeoutError) as exc:
             again = time.time() + RETRY_AFTER_S if item.attempts + 1 < MAX_ATTEMPTS else None
             log.warning("posting %s %r failed (attempt %d): %s", item.kind, item.dedupe_key, item.attempts + 1, exc)

@@ -6,6 +6,7 @@ importable as ``from engine import X``.
 
 from engine.core.agent import AgentSpec, CompactPolicy, HandoffPolicy, build_options, default_window
 from engine.core.channel import Answer, HumanChannel, Question
+from engine.core.transports import ScriptedTransport, TerminalTransport, Transport
 from engine.core.events import Event
 from engine.core.guard import (
     delegate_guard,
@@ -41,7 +42,16 @@ from engine.stores.prune import PrunePolicy, PruningSessionStore
 from engine.stores.sqlite import SqliteSessionStore
 from engine.stores.trim import EphemeralPolicy, TrimmingSessionStore, TrimPolicy
 from engine.workflow.base import Step, StepAbort, Workflow
-from engine.workflow.starter import starter_flow, wake_state
+from engine.stores.sqlite_read import last_context_tokens
+from engine.workflow.oracle import consult
+from engine.workflow.starter import (
+    WORK_STEP,
+    StarterPaths,
+    archive_run,
+    starter_flow,
+    starter_paths,
+    wake_state,
+)
 from engine.workflow.steps import (
     BRIEF_KEY,
     CLARIFY_RESUME,
@@ -73,6 +83,11 @@ __all__ = [
     "with_goal",
     "starter_flow",
     "wake_state",
+    "starter_paths",
+    "StarterPaths",
+    "archive_run",
+    "WORK_STEP",
+    "consult",
     "BRIEF_KEY",
     "GOAL_KEY",
     "VERDICT_KEY",
@@ -106,6 +121,9 @@ __all__ = [
     "HumanChannel",
     "Question",
     "Answer",
+    "Transport",
+    "TerminalTransport",
+    "ScriptedTransport",
     # Hooks
     "whitelist_guard",
     "delegate_guard",
@@ -126,6 +144,7 @@ __all__ = [
     "EphemeralPolicy",
     "PrunePolicy",
     "is_ephemeral",
+    "last_context_tokens",
     # Errors
     "FlowerError",
 ]
