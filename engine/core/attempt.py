@@ -19,11 +19,11 @@ from claude_agent_sdk import (
     AssistantMessage,
     ClaudeAgentOptions,
     ClaudeSDKClient,
+    ClaudeSDKError,
     ResultMessage,
     SystemMessage,
     TextBlock,
 )
-from claude_agent_sdk._errors import ClaudeSDKError
 
 log = logging.getLogger(__name__)
 
