@@ -19,6 +19,20 @@ from claude_agent_sdk import create_sdk_mcp_server, tool
 
 from engine.core.amend import AMEND_LABEL, amend_text
 from engine.core.atomic import write_text_atomic
+from engine.core.channel_texts import (  # noqa: F401  (re-exported: tests and front ends read them)
+    ASSUME,
+    TIMEOUT_TEXT,
+    TIMEOUT_DEFAULT_TEXT,
+    NOBODY_TEXT,
+    LIMIT_TEXT,
+    ANSWERED_BY,
+    INBOX_EMPTY,
+    INBOX_HEAD,
+    ASK_DESCRIPTION,
+    INBOX_DESCRIPTION,
+    ASK_SCHEMA,
+    span,
+)
 from engine.core.events import Event, OnEvent, emit
 from engine.core.transports import Answer, AnswerState, Question, Transport, question_key
 from engine.errors import FlowerError
@@ -39,50 +53,8 @@ log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_S = 1800.0
 
-# What the model reads back from the ask tool. Chinese like the spec's other defaults; each one
-# tells it to go on and write its assumption where the brief keeps them (未知与假设).
-ASSUME = "请按你的最佳判断继续,并把你做的假设写进「未知与假设」(assumptions)。"
-TIMEOUT_TEXT = "在 {span} 内没有人回答。" + ASSUME
-TIMEOUT_DEFAULT_TEXT = (
-    "在 {span} 内没有人回答,按默认选项「{default}」继续,并把这个假设写进「未知与假设」(assumptions)。"
-)
-NOBODY_TEXT = "现在没有人可以回答这个问题。" + ASSUME
-LIMIT_TEXT = "提问次数已用完(最多 {limit} 次),不能再问了:请自己决定。" + ASSUME
-ANSWERED_BY = "(回答人:{by})"
-INBOX_EMPTY = "(空) nothing new"
-INBOX_HEAD = "有人在你工作时留了话(按时间顺序):"
-
-ASK_DESCRIPTION = (
-    "Ask the person who gave you this task a question and wait for the answer. Use it only for "
-    "what you cannot find out or decide yourself. Offer `options` when the likely answers are "
-    "known; the person may still answer in their own words. If nobody answers in time the tool "
-    "says so: then continue on your best judgement and record the assumption."
-)
-INBOX_DESCRIPTION = (
-    "Read the notes a person left for this run while you were working (returns them once, "
-    "oldest first). Check it between pieces of work."
-)
-ASK_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "question": {"type": "string", "description": "The question, self-contained."},
-        "options": {"type": "array", "items": {"type": "string"}, "description": "Suggested answers."},
-    },
-    "required": ["question"],
-}
-
-
 class ChannelError(FlowerError, ValueError):
     """A HumanChannel was used in a way it cannot serve (e.g. amend() without amend_path)."""
-
-
-def span(seconds: float) -> str:
-    """A short Chinese duration for the model: ``30 分钟``, ``45 秒``, ``1.5 小时``."""
-    if seconds >= 3600:
-        return f"{seconds / 3600:g} 小时"
-    if seconds >= 60:
-        return f"{seconds / 60:g} 分钟"
-    return f"{seconds:g} 秒"
 
 
 class HumanChannel:
@@ -226,6 +198,17 @@ class HumanChannel:
         """The inbox tool's full name as the CLI knows it."""
         return f"mcp__{self.server_name}__inbox"
 
+    def deadline(self, minutes: Any) -> float | None:
+        """The wait for a question that asks for ``minutes``: never past the channel's own limit
+        (an unattended channel, ``timeout_s=0``, stays 0); unusable values mean the channel's."""
+        try:
+            asked = float(minutes) * 60 if minutes is not None else None
+        except (TypeError, ValueError):
+            asked = None
+        if asked is None or asked <= 0:
+            return self.timeout_s
+        return asked if self.timeout_s is None else min(asked, self.timeout_s)
+
     def tool_text(self, a: Answer, wait: float | None) -> str:
         """What the model reads back for answer ``a`` to a question that waited ``wait`` s."""
         if a.answered:
@@ -248,8 +231,11 @@ class HumanChannel:
             if self.exhausted:  # checked here too so the model hears the limit, not "nobody"
                 return _tool_reply(LIMIT_TEXT.format(limit=self.max_asks))
             options = tuple(args.get("options") or ())
-            a = await self.ask(str(args["question"]), options=options, asked_by=asked_by)
-            return _tool_reply(self.tool_text(a, self.timeout_s))
+            default = str(args["default"]) if args.get("default") else None
+            wait = self.deadline(args.get("deadline_minutes"))
+            a = await self.ask(str(args["question"]), options=options, default=default,
+                               timeout_s=wait, asked_by=asked_by)
+            return _tool_reply(self.tool_text(a, wait))
 
         @tool("inbox", INBOX_DESCRIPTION, {"type": "object", "properties": {}})
         async def inbox_tool(args: dict[str, Any]) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, query
 
-from engine.core.channel import LIMIT_TEXT, TIMEOUT_TEXT, HumanChannel, span
+from engine.core.channel import LIMIT_TEXT, TIMEOUT_DEFAULT_TEXT, TIMEOUT_TEXT, HumanChannel, span
 from engine.core.events import Event
 from engine.core.transports import ScriptedTransport
 from engine.testing import FakeModel, prompt_contains, text, tool_results, tool_use
@@ -104,3 +104,36 @@ async def test_nobody_answers_in_time_and_the_model_is_told_to_assume(
     written = (tmp_path / "qa.md").read_text(encoding="utf-8")
     assert "Deploy on Friday?" in written and "_timeout; timeout after 0.05 s_" in written
     assert "Then on Monday?" not in written
+
+
+async def test_a_question_with_a_default_and_deadline_goes_on_with_the_default(
+    tmp_path: Path, fake_model: FakeModel, fake_model_env: dict[str, str]
+) -> None:
+    transport = ScriptedTransport()  # nobody answers
+    events: list[Event] = []
+    ch = HumanChannel(transport=transport, log_path=tmp_path / "qa.md", timeout_s=600,
+                      on_event=events.append)
+    fake_model.rule(
+        tool_use(ch.tool_name, {"question": "Which port?", "options": ["8080", "9090"],
+                                "default": "8080", "deadline_minutes": 0.001}),
+        text("went on with 8080"),
+        when=prompt_contains("DEADLINE"),
+        name="main",
+    )
+    results = await _run("DEADLINE", tmp_path, fake_model_env, ch)
+    assert results and not results[-1].is_error
+    (asked,) = transport.asked
+    assert asked.default == "8080" and asked.timeout_s == 0.06  # the question's own deadline
+    shown = _results_after(fake_model, "main", 1)
+    assert shown == [(ch.tool_name, TIMEOUT_DEFAULT_TEXT.format(span=span(0.06), default="8080"))]
+    done = [e.payload for e in events if e.kind == "ask" and e.payload["phase"] == "answered"]
+    assert done[0]["state"] == "timeout" and done[0]["answer"] == "8080"
+
+
+def test_deadline_never_exceeds_the_channels_limit() -> None:
+    assert HumanChannel(timeout_s=60).deadline(5) == 60
+    assert HumanChannel(timeout_s=600).deadline(2) == 120
+    assert HumanChannel(timeout_s=0).deadline(2) == 0
+    assert HumanChannel(timeout_s=None).deadline(2) == 120
+    assert HumanChannel(timeout_s=60).deadline("soon") == 60
+    assert HumanChannel(timeout_s=60).deadline(None) == 60
