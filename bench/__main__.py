@@ -27,9 +27,16 @@ def _runtime(argv: list[str]) -> int:
     return runtime.main(argv)
 
 
+def _bot(argv: list[str]) -> int:
+    from bench import bot
+
+    return bot.main(argv)
+
+
 BENCHMARKS: dict[str, tuple[Callable[[list[str]], int], str]] = {
     "store": (_store, "session store: append, resume load and load memory (issue 2)"),
     "runtime": (_runtime, "one 20-tool-call step: raw SDK query() vs Runtime.run (issue 3)"),
+    "bot": (_bot, "the Slack bot with 0/20/50 runs waiting: ack, first reply, loop lag, memory (issues 5, 6)"),
 }
 
 USAGE = "usage: python -m bench [NAME [OPTIONS]]\n\nBenchmarks (all when no NAME is given):\n" + "\n".join(
@@ -39,7 +46,7 @@ USAGE = "usage: python -m bench [NAME [OPTIONS]]\n\nBenchmarks (all when no NAME
 
 def run_all() -> int:
     """Every benchmark with its defaults, printed as one dated Markdown section."""
-    from bench import runtime, store
+    from bench import bot, runtime, store
 
     started = time.perf_counter()
     print(f"## {date.today().isoformat()}\n")
@@ -51,6 +58,7 @@ def run_all() -> int:
         ("Runtime overhead", runtime.run),  # first: the store run grows this process
         ("Session store", store.run),
         ("Where a 10k all-policies load spends its time; a leaner read path", store.profile),
+        ("The Slack bot under load", bot.run),  # last: it sets the offline env while it runs
     )
     for title, fn in sections_to_run:
         t0 = time.perf_counter()
