@@ -110,7 +110,7 @@ class Intake:
                 await self._answered(q, said.text, user)
                 await react(self.client, key.channel, ts, "white_check_mark")
                 return
-        if self.jobs.interrupt(key, said.text, by=user):
+        if await self.jobs.interrupt(key, said.text, by=user, ts=ts):
             await react(self.client, key.channel, ts, "eyes")
             return
         await react(self.client, key.channel, ts)

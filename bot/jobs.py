@@ -1,9 +1,11 @@
 """Background runs: one asyncio task per thread, at most ``max_runs`` at once, restart recovery.
 
 A run is the engine's ``starter_flow`` in the thread's workspace with a ``SlackTransport``; its
-events become notices (through the outbox, each once) and one status message edited in place.
-Stop cancels the task (the engine's lineage keeps the session, so a later word continues it);
-a shutdown cancels too but leaves the thread "running", so the next start resumes it by itself.
+events become notices (through the outbox, each once) and one status message edited in place
+(``bot.status_feed``). Stop cancels the task (the engine's lineage keeps the session, so a later
+word continues it); a shutdown or a kill leaves the thread active, so the next start resumes it by
+itself, editing the same status message. Words said while a run is queued or ending wait in
+``bot.db``'s inbox, so a restart does not lose them.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot import controls, render
 from bot.channel import Answers, SlackTransport
 from bot.config import Config
-from bot.events_view import RunStatus
 from bot.outbox import Outbox, edit
+from bot.status_feed import StatusFeed
 from bot.store import BotStore, Question as StoredQuestion, ThreadKey
 from bot.threads import ensure_workspace, folder_name, run_dir
 from engine.stores.sqlite_read import last_context_tokens
@@ -52,7 +54,9 @@ class _Run:
     runtime: Runtime | None = None
     flow: Any = None
     stopping: bool = False
-    early: list[tuple[str, str]] = field(default_factory=list)  # words said before the flow existed
+    status_ts: str | None = None  # a status message to edit in place (a run resumed after a restart)
+    ended: bool = False  # the flow returned: words said now go to bot.db's inbox for the next run
+    queued_at: float = 0.0  # when the thread was queued: the "Queued" notice is said once per wait
 
 
 class Jobs:
@@ -66,6 +70,7 @@ class Jobs:
         self._runs: dict[ThreadKey, _Run] = {}
         self._queue: list[ThreadKey] = []
         self._closing = False
+        self._follow_ups: set[asyncio.Task[None]] = set()
 
     # -- what listeners call -------------------------------------------------------------------
 
@@ -79,17 +84,23 @@ class Jobs:
         return ensure_workspace(self.config.home, key)
 
     async def start(self, key: ThreadKey, ask: str, *, by: str = "", new: bool = False,
-                    banner_key: str | None = None) -> bool:
-        """Queue a run for the thread; False when one is already going there (one run per thread)."""
+                    banner_key: str | None = None, status_ts: str | None = None) -> bool:
+        """Queue a run for the thread; False when one is already going there (one run per thread).
+
+        ``status_ts`` is the thread's status message to keep editing instead of posting a new one.
+        """
         key = ThreadKey(*key)
         if self.busy(key) or self._closing:
             return False
         ws = self.workspace(key)
         if ask and (new or not wake_state(ws, run_dir=run_dir(ws))["waking"]):
             write_text_atomic(run_dir(ws) / ASK_FILE, ask)
-        await self.store.upsert_thread(key, workspace=folder_name(key), state="queued", created_by=by or None)
+        thread = await self.store.get_thread(key)
+        if thread is None or thread.state != "queued":  # still queued from before a restart: same place in line
+            thread = await self.store.upsert_thread(key, workspace=folder_name(key), state="queued",
+                                                    created_by=by or None)
         task = asyncio.create_task(self._run(key, ws, ask, new, banner_key), name=f"flower-run-{folder_name(key)}")
-        self._runs[key] = _Run(task)
+        self._runs[key] = _Run(task, status_ts=status_ts, queued_at=thread.updated_at)
         return True
 
     async def stop(self, key: ThreadKey) -> bool:
@@ -102,18 +113,23 @@ class Jobs:
         await asyncio.gather(run.task, return_exceptions=True)
         return True
 
-    def interrupt(self, key: ThreadKey, said: str, *, by: str = "") -> bool:
-        """Give a person's words to the thread's run: interrupt the running step, or leave a note
-        for the coordinator's inbox between steps; False when no run is going here."""
-        run = self._runs.get(ThreadKey(*key))
+    async def interrupt(self, key: ThreadKey, said: str, *, by: str = "", ts: str = "") -> bool:
+        """Give a person's words (message ``ts``) to the thread's run; False when no run is going here.
+
+        A running step is interrupted; between steps the words are a note for the coordinator's
+        inbox. While the run is queued or ending they are kept in ``bot.db`` (a restart keeps them):
+        the run takes them when it starts, or they start the next run when it has ended.
+        """
+        key = ThreadKey(*key)
+        run = self._runs.get(key)
         if run is None or run.task.done():
             return False
         if run.runtime is not None and run.runtime.running and run.runtime.interrupt(said):
             return True
-        if run.flow is not None and run.flow.channel is not None:
+        if run.flow is not None and run.flow.channel is not None and not run.ended:
             run.flow.channel.post(said, by=by)
-        else:  # still queued: the coordinator reads it from its inbox once the run starts
-            run.early.append((said, by))
+            return True
+        await self.store.push_inbox(key, said, by, ts or f"{time.time():.6f}")
         return True
 
     def archive(self, key: ThreadKey) -> None:
@@ -132,17 +148,19 @@ class Jobs:
             if not state["waking"] and not ask:
                 await self.store.set_state(thread.key, "failed")
                 continue
-            if not state["waking"]:
+            if not state["waking"] and thread.state != "queued":  # a queued run had not begun: nothing to redo
                 await self.outbox.send(thread.key, "resume", f"resume:{folder_name(thread.key)}:{thread.updated_at}",
                                        ":arrows_counterclockwise: The bot restarted; confirming the requirement again.")
-            if await self.start(thread.key, ask, banner_key=f"restart:{thread.updated_at}"):
+            # the same run goes on: its status message is edited in place, not posted a second time
+            if await self.start(thread.key, ask, banner_key=f"restart:{thread.updated_at}",
+                                status_ts=thread.status_ts):
                 count += 1
         return count
 
     async def close(self) -> None:
         """Cancel every run, leaving their threads active for the next start to resume."""
         self._closing = True
-        tasks = [r.task for r in self._runs.values() if not r.task.done()]
+        tasks = [r.task for r in self._runs.values() if not r.task.done()] + list(self._follow_ups)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -155,7 +173,7 @@ class Jobs:
         if self._slots.locked():
             self._queue.append(key)
             place = len(self._queue)
-            await self.outbox.send(key, "queued", f"queued:{name}:{time.time()}",
+            await self.outbox.send(key, "queued", f"queued:{name}:{run.queued_at}",
                                    f":hourglass: Queued: {place} run(s) ahead of this one. It starts by itself.")
         try:
             async with self._slots:
@@ -176,6 +194,19 @@ class Jobs:
         finally:
             if key in self._queue:
                 self._queue.remove(key)
+        if not self._closing and await self.store.inbox_waiting(key):  # words said while it ended
+            follow = asyncio.create_task(self._follow_up(key, run.task), name=f"flower-follow-{name}")
+            self._follow_ups.add(follow)
+            follow.add_done_callback(self._follow_ups.discard)
+
+    async def _follow_up(self, key: ThreadKey, task: asyncio.Task[None]) -> None:
+        """Once ``task`` (the ended run) is over, start the next run with the words kept for it."""
+        await asyncio.gather(task, return_exceptions=True)
+        if self._closing or self.busy(key):
+            return  # a run going there takes the words itself
+        items = await self.store.drain_inbox(key)
+        if items:
+            await self.start(key, "\n".join(item.text for item in items), by=items[-1].by)
 
     async def _go(self, run: _Run, key: ThreadKey, ws: Path, ask: str, new: bool, banner_key: str | None) -> None:
         rd = run_dir(ws)
@@ -192,68 +223,37 @@ class Jobs:
                                    stopping=lambda: run.stopping or self._closing)
         paths = starter_paths(ws)
         run.runtime = rt = Runtime(workspace=ws, run_dir=rd, workbench=paths.workbench, **self.options.runtime)
-        status, status_ts = RunStatus(), None
+        feed = StatusFeed(key, store=self.store, client=self.client, outbox=self.outbox,
+                          every_s=self.options.status_every_s)
         events: asyncio.Queue[Event | None] = asyncio.Queue()
         try:
             run.flow = wf = starter_flow(ask, workspace=ws, run_dir=rd, new=new, transport=transport,
                                          **self.options.flow)
-            for said, by in run.early:
-                wf.channel.post(said, by=by)
-            shown = status.payload(controls.thread_value(key))
-            status_ts = await self.outbox.post(key, "status", f"status:{folder_name(key)}:{time.time()}",
-                                               shown["text"], shown["blocks"])
-            await self.store.upsert_thread(key, status_ts=status_ts)
-            shower = asyncio.create_task(self._show(key, status, status_ts, events))
+            for item in await self.store.drain_inbox(key):  # said while queued, maybe before a restart
+                wf.channel.post(item.text, by=item.by)
+            status_ts = await feed.open(run.status_ts)
+            shower = asyncio.create_task(feed.follow(events))
             try:
                 ctx = await wf.run(rt, on_event=events.put_nowait)
             finally:
+                run.ended = True
                 events.put_nowait(None)
                 await asyncio.shield(shower)
             ok = bool(ctx.get("_ok"))
-            status.state = "done" if ok else "failed"
-            await self.store.set_state(key, "done" if ok else "failed")
-            await self._finish_status(key, status, status_ts)
+            feed.status.state = "done" if ok else "failed"
             summary = _summary(ctx, ws)
+            # queued before the run is marked over, so a kill in between cannot lose the summary
             await self.outbox.send(key, "summary", f"summary:{folder_name(key)}:{status_ts}",
                                    summary["text"], summary["blocks"])
+            await self.store.set_state(key, "done" if ok else "failed")
+            await feed.finish()
         except asyncio.CancelledError:
-            status.state = "stopped" if run.stopping else "running"
+            feed.status.state = "stopped" if run.stopping else "running"
             if run.stopping:
-                await asyncio.shield(self._finish_status(key, status, status_ts))
+                await asyncio.shield(feed.finish())
             raise
         finally:
             rt.close()
-
-    async def _show(self, key: ThreadKey, status: RunStatus, status_ts: str | None,
-                    events: asyncio.Queue[Event | None]) -> None:
-        """Fold events into notices (posted in order) and the status line (edited, throttled)."""
-        last_edit, dirty, n = 0.0, False, 0
-        while True:
-            try:
-                event = await asyncio.wait_for(events.get(), self.options.status_every_s or None)
-            except TimeoutError:
-                event = ...
-            if event is None:
-                return
-            if isinstance(event, Event):
-                note = status.apply(event)
-                dirty = dirty or event.kind in ("step", "turn", "result")
-                if note:
-                    n += 1
-                    await self.outbox.send(key, event.kind, f"{event.kind}:{status_ts}:{n}",
-                                           note["text"], note["blocks"])
-                if event.kind == "ask":
-                    await self.store.set_state(key, "waiting" if event.payload.get("phase") == "asked" else "running")
-            now = time.monotonic()
-            if dirty and status_ts and now - last_edit >= self.options.status_every_s:
-                shown = status.payload(controls.thread_value(key))
-                await edit(self.client, key.channel, status_ts, shown["text"], shown["blocks"])
-                last_edit, dirty = now, False
-
-    async def _finish_status(self, key: ThreadKey, status: RunStatus, status_ts: str | None) -> None:
-        if status_ts:
-            shown = status.payload(controls.thread_value(key))
-            await edit(self.client, key.channel, status_ts, shown["text"], shown["blocks"])
 
     async def _post_question(self, key: ThreadKey, qid: int, q: Question) -> str | None:
         shown = render.question_message(qid, q.text, q.options, q.asked_by)

@@ -68,16 +68,18 @@ class Outbox:
                 item = await self.store.outbox_item(dedupe_key)
                 if item is None or item.state != "pending":
                     return item.sent_ts if item is not None else None
-                try:
-                    await asyncio.wait_for(self._posted.wait(), RETRY_AFTER_S)
+                try:  # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a cancel (close hangs)
+                    async with asyncio.timeout(RETRY_AFTER_S):
+                        await self._posted.wait()
                 except TimeoutError:
                     pass  # look at the item again
 
     async def _loop(self) -> None:
         await self._reconcile()
         while True:
-            try:
-                await asyncio.wait_for(self._kick.wait(), RETRY_AFTER_S)
+            try:  # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a cancel (close hangs)
+                async with asyncio.timeout(RETRY_AFTER_S):
+                    await self._kick.wait()
             except TimeoutError:
                 pass  # look again for items whose retry time has come
             self._kick.clear()

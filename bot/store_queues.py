@@ -90,6 +90,12 @@ class QueuesMixin(StoreBase):
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             *ThreadKey(*thread), text, by, ts, self._now())
 
+    async def inbox_waiting(self, thread: ThreadKey) -> int:
+        """How many messages in ``thread``'s inbox are not taken yet."""
+        rows = await self._rows(f"SELECT COUNT(*) FROM inbox WHERE {_THREAD} AND drained_at IS NULL",
+                                *ThreadKey(*thread))
+        return int(rows[0][0])
+
     async def drain_inbox(self, thread: ThreadKey) -> list[InboxItem]:
         """Take every message not taken yet from ``thread``'s inbox, oldest first (each only once)."""
         return await self._run(self._drain, ThreadKey(*thread))

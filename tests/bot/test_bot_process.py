@@ -13,15 +13,23 @@ import signal
 import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
+from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.store import ThreadKey
-from engine.testing import hold, prompt_contains, text
-from engine.workflow.starter import starter_paths
+from bot.config import load_config
+from bot.jobs import BotOptions
+from bot.main import start_bot
+from bot.outbox import NOTICE_EVENT, Outbox
+from bot.store import BotStore, ThreadKey
+from engine import Resilience
+from engine.core.lineage import LINEAGE_FILE
+from engine.testing import hold, prompt_contains, text, tool_use
+from engine.workflow.starter import WAKE_SILENT, WORK_STEP, starter_paths
 from tests.bot.test_app_e2e import (
-    ACHIEVED, BRIEF, CHANNEL, CLARIFIER, COORDINATOR, GOAL, JUDGE, question, script, workspace,
+    ACHIEVED, BRIEF, CHANNEL, CLARIFIER, COORDINATOR, GOAL, JUDGE, WORKER, question, script, workspace,
 )
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups are POSIX")
@@ -39,6 +47,7 @@ class BotProcess:
         self.starts = 0
 
     def start(self) -> None:
+        """Start the bot in a new session (its own process group), output to ``bot-<n>.log``."""
         self.starts += 1
         log = self.tmp_path / f"bot-{self.starts}.log"
         with log.open("wb") as out:  # files, not pipes: an orphaned CLI child would hold a pipe open
@@ -54,6 +63,7 @@ class BotProcess:
             self.proc.wait()
 
     def logs(self) -> str:
+        """Every start's output, in order (printed at teardown: pytest shows it when a test fails)."""
         return "\n".join(p.read_text(errors="replace") for p in sorted(self.tmp_path.glob("bot-*.log")))
 
 
@@ -65,6 +75,7 @@ def bot_process(slack_env, fake_model, tmp_path):
     bot = BotProcess(tmp_path, env)
     yield bot
     bot.kill()
+    print(bot.logs())
 
 
 async def posted(slack, thread_ts, needle, *, after=0, timeout=60):
@@ -79,7 +90,7 @@ def posts(slack, thread_ts, needle):
 
 def assert_home_is_sound(home: Path) -> None:
     """The bot's db passes SQLite's integrity check and every JSON file under home parses."""
-    with sqlite3.connect(home / "bot.db") as db:
+    with closing(sqlite3.connect(home / "bot.db")) as db:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     found = list(home.rglob("*.json"))
     assert found, "no JSON file under FLOWER_HOME"
@@ -114,6 +125,7 @@ async def test_sigkill_while_a_question_is_pending(bot_process, slack_env, fake_
     assert len(questions) == 1
     assert len(posts(slack, thread, "Done: the goal is achieved")) == 1
     assert len(posts(slack, thread, "Started")) == 1
+    assert len(posts(slack, thread, "Running")) == 1  # one status message, edited in place after the restart
     ws = workspace(tmp_path, thread)
     assert "Python" in starter_paths(ws).brief.read_text() and (ws / "hello.txt").read_text() == "hi"
     clar = [r for r in fake_model.message_requests if CLARIFIER(r.body)]
@@ -128,7 +140,14 @@ async def test_sigkill_while_a_step_runs(bot_process, slack_env, fake_model, tmp
     fake_model.rule(text(BRIEF), when=CLARIFIER)
     fake_model.rule(text(GOAL), when=[JUDGE, prompt_contains("设定目标")], sequence="call", repeat_last=True)
     fake_model.rule(text(ACHIEVED), when=[JUDGE, prompt_contains("判定这一轮")], sequence="call", repeat_last=True)
-    fake_model.rule(text("working", fault=held), text("resumed and done"), when=COORDINATOR, repeat_last=True)
+    fake_model.rule(tool_use("Write", {"file_path": "hello.txt", "content": "hi"}), text("wrote hello.txt"),
+                    when=WORKER)
+    # the coordinator starts a worker in the background and ends its turn (a result: the transcript
+    # reaches the store); its next turn, on the worker's notification, is held and the bot killed there
+    fake_model.rule(text("picked up after the restart"), when=[COORDINATOR, prompt_contains(WAKE_SILENT)])
+    fake_model.rule(tool_use("Agent", {"subagent_type": "coder", "description": "write hello",
+                                       "prompt": "Write hello.txt with hi."}),
+                    text("round 1 started"), text("worker reported", fault=held), when=COORDINATOR)
     bot_process.start()
     await slack.wait_connected(1)
     event = slack.mention(CHANNEL, "写个 hello.txt")
@@ -137,6 +156,8 @@ async def test_sigkill_while_a_step_runs(bot_process, slack_env, fake_model, tmp
     first = await held.arrived()
     bot_process.kill()
     held.release()
+    lineage = workspace(tmp_path, thread) / "runs" / LINEAGE_FILE
+    session = json.loads(lineage.read_text(encoding="utf-8"))["steps"][WORK_STEP]
 
     mark = slack.mark()
     bot_process.start()
@@ -147,11 +168,116 @@ async def test_sigkill_while_a_step_runs(bot_process, slack_env, fake_model, tmp
     assert len(posts(slack, thread, WOKE)) == 1
     assert not posts(slack, thread, RESUMED)
     assert len(posts(slack, thread, "Done: the goal is achieved")) == 1
+    assert len(posts(slack, thread, "Running")) == 1  # one status message, edited in place
     resumed = [r for r in fake_model.message_requests if COORDINATOR(r.body) and r.index > first.index]
-    assert resumed and "写个 hello.txt" in resumed[0].shown  # the same session went on
+    assert resumed and WAKE_SILENT in resumed[0].prompt
+    assert "round 1 started" in resumed[0].shown  # the same conversation went on, not a fresh one
+    assert json.loads(lineage.read_text(encoding="utf-8"))["steps"][WORK_STEP] == session
     key = ThreadKey("T0001", CHANNEL, thread)
     bot_process.kill()
     assert_home_is_sound(tmp_path / "home")
-    with sqlite3.connect(tmp_path / "home" / "bot.db") as db:
+    with closing(sqlite3.connect(tmp_path / "home" / "bot.db")) as db:
         state = db.execute("SELECT state FROM threads WHERE team=? AND channel=? AND thread_ts=?", key).fetchone()
     assert state == ("done",)
+
+
+async def test_a_notice_posted_just_before_a_kill_is_not_posted_again(slack_env, tmp_path):
+    """The window a SIGKILL can hit: Slack took the post, the process died before recording it."""
+    slack = slack_env
+    store = BotStore(tmp_path / "bot.db")
+    client = AsyncWebClient(token=slack.bot_token, base_url=slack.api_url)
+    thread = slack.mention(CHANNEL, "写个 hello.txt")["ts"]
+    key = ThreadKey("T0001", CHANNEL, thread)
+    for n in (1, 2):
+        await store.enqueue(key, "note", f"note:{n}", {"text": f"notice {n}"})
+    # what the killed process did for notice 1: posted it, with its key, and died before mark_sent
+    await client.chat_postMessage(channel=CHANNEL, thread_ts=thread, text="notice 1",
+                                  metadata={"event_type": NOTICE_EVENT, "event_payload": {"key": "note:1"}})
+    outbox = Outbox(store, client)
+    outbox.start()
+    try:
+        assert await outbox.post(key, "note", "note:2", "notice 2")
+    finally:
+        await outbox.close()
+        await store.aclose()
+    assert [m["text"] for m in slack.messages_in(CHANNEL, thread)[1:]] == ["notice 1", "notice 2"]
+    again = BotStore(tmp_path / "bot.db")
+    first = await again.outbox_item("note:1")
+    await again.aclose()
+    assert first.state == "sent" and first.sent_ts == slack.messages_in(CHANNEL, thread)[1]["ts"]
+
+
+async def test_words_said_while_queued_survive_a_sigkill(bot_process, slack_env, fake_model, tmp_path):
+    slack = slack_env
+    bot_process.env["FLOWER_MAX_RUNS"] = "1"
+    held = hold()
+    fake_model.rule(text(BRIEF, fault=held), when=[CLARIFIER, prompt_contains("写个 hello.txt")])
+    fake_model.rule(text(BRIEF), when=CLARIFIER)
+    fake_model.rule(text(GOAL), when=[JUDGE, prompt_contains("设定目标")], sequence="call", repeat_last=True)
+    fake_model.rule(text(ACHIEVED), when=[JUDGE, prompt_contains("判定这一轮")], sequence="call", repeat_last=True)
+    fake_model.rule(tool_use("mcp__human__inbox", {}), text("read the inbox"), when=COORDINATOR)
+    bot_process.start()
+    await slack.wait_connected(1)
+    one, two = slack.mention(CHANNEL, "写个 hello.txt"), slack.mention(CHANNEL, "写个 bye.txt")
+    await slack.send_event(one)
+    await held.arrived()
+    await slack.send_event(two)
+    await posted(slack, two["ts"], "Queued")
+    reply = slack.user_message(CHANNEL, "use blue", thread_ts=two["ts"])
+    await slack.send_event(reply)
+    await slack.wait_for("reactions.add", channel=CHANNEL, timestamp=reply["ts"], name="eyes")  # taken
+    bot_process.kill()
+    held.release()
+
+    bot_process.start()
+    await slack.wait_connected(2)
+    await posted(slack, one["ts"], "Done: the goal is achieved", timeout=180)
+    await posted(slack, two["ts"], "Done: the goal is achieved", timeout=180)
+    assert len(posts(slack, one["ts"], RESUMED)) == 1
+    assert not posts(slack, two["ts"], RESUMED)  # it had not begun: nothing to redo, nothing to say
+    assert len(posts(slack, two["ts"], "Queued")) == 1  # still the same wait in line
+    for thread in (one["ts"], two["ts"]):
+        assert len(posts(slack, thread, "Running")) == 1 and len(posts(slack, thread, "Done")) == 1
+    inboxes = [r for r in fake_model.message_requests
+               if COORDINATOR(r.body) and any("use blue" in t for _, t in r.tool_results)]
+    assert len(inboxes) == 1 and workspace(tmp_path, two["ts"]).name in inboxes[0].shown  # thread two's run
+    bot_process.kill()
+    assert_home_is_sound(tmp_path / "home")
+    with closing(sqlite3.connect(tmp_path / "home" / "bot.db")) as db:
+        kept = db.execute("SELECT text, drained_at IS NOT NULL FROM inbox").fetchall()
+    assert kept == [("use blue", 1)]
+
+
+async def test_words_said_while_a_run_ends_start_the_next_run(slack_env, fake_model, tmp_path, monkeypatch):
+    """In process: a reply landing after the flow returned, before the run's task is over, is not lost."""
+    slack = slack_env
+    monkeypatch.setenv("FLOWER_HOME", str(tmp_path / "home"))
+    held = hold()
+    fake_model.rule(text(BRIEF), when=CLARIFIER)
+    fake_model.rule(text(GOAL), when=[JUDGE, prompt_contains("设定目标")], sequence="call", repeat_last=True)
+    fake_model.rule(text(ACHIEVED), when=[JUDGE, prompt_contains("判定这一轮")], sequence="call", repeat_last=True)
+    fake_model.rule(text("continued after wake"), when=[COORDINATOR, prompt_contains("补充一句")])
+    fake_model.rule(text("working", fault=held), when=COORDINATOR)
+    # the status line is edited once early, then only when the run ends: that last edit is made slow
+    options = BotOptions(runtime={"resilience": Resilience(base_delay=0.01)}, status_every_s=600)
+    bot = await start_bot(load_config(dotenv=None), options=options)
+    try:
+        event = slack.mention(CHANNEL, "写个 hello.txt")
+        thread = event["ts"]
+        await slack.send_event(event)
+        await held.arrived()
+        status_ts = (await bot.store.get_thread(ThreadKey("T0001", CHANNEL, thread))).status_ts
+        await slack.wait_for("chat.update", ts=status_ts)
+        slack.rate_limit("chat.update", times=1, retry_after=2)  # the final edit waits: the run is ending
+        held.release()
+        await posted(slack, thread, "Done: the goal is achieved")
+        reply = slack.user_message(CHANNEL, "顺便加一个 bye.txt", thread_ts=thread)
+        await slack.send_event(reply)
+        banner = await posted(slack, thread, WOKE)
+        assert "顺便加一个 bye.txt" in banner.body["text"]
+        await slack.wait_until(lambda: len(posts(slack, thread, "Done: the goal is achieved")) == 2,
+                               what="the second run's summary", timeout=60)
+        woke = [r for r in fake_model.message_requests if COORDINATOR(r.body) and "补充一句" in r.prompt]
+        assert woke and "顺便加一个 bye.txt" in woke[0].prompt
+    finally:
+        await bot.close()
