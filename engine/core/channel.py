@@ -141,7 +141,9 @@ class HumanChannel:
         if wait == 0:  # unattended run: never block on a person
             return Answer("nobody"), "timeout_s=0: not waiting"
         try:
-            return await asyncio.wait_for(self.transport.ask(q), wait), ""
+            # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancel (Stop, shutdown)
+            async with asyncio.timeout(wait):
+                return await self.transport.ask(q), ""
         except TimeoutError:
             note = f"timeout after {wait:g} s" + ("; default used" if q.default is not None else "")
             return Answer("timeout", q.default or ""), note

@@ -277,7 +277,8 @@ class ScriptedTransport:
             fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._arrivals.append(fut)
             try:
-                await asyncio.wait_for(fut, timeout)
+                async with asyncio.timeout(timeout):  # wait_for can swallow a cancel on 3.11
+                    await fut
             except TimeoutError:
                 raise TransportError(
                     f"no question arrived within {timeout}s ({len(self.asked)} asked so far, "
