@@ -98,6 +98,19 @@ def assert_home_is_sound(home: Path) -> None:
         json.loads(path.read_text(encoding="utf-8"))
 
 
+def assert_no_secrets(slack, fake_model, bot_process, home: Path) -> None:
+    """Tokens and the API key appear nowhere the bot writes: its logs, what it posted to Slack
+    (bodies; the Authorization header is where a token belongs), files under FLOWER_HOME."""
+    secrets = [slack.bot_token, slack.app_token, fake_model.env["ANTHROPIC_API_KEY"]]
+    places = {"logs": bot_process.logs(),
+              "slack": json.dumps([c.body for c in slack.calls()], ensure_ascii=False, default=str)}
+    for path in home.rglob("*"):
+        if path.is_file():
+            places[str(path)] = path.read_bytes().decode("utf-8", "replace")
+    leaks = [(where, secret) for where, text in places.items() for secret in secrets if secret in text]
+    assert leaks == []
+
+
 async def test_sigkill_while_a_question_is_pending(bot_process, slack_env, fake_model, tmp_path):
     slack = slack_env
     script(fake_model, verdicts=(ACHIEVED,))
@@ -132,6 +145,7 @@ async def test_sigkill_while_a_question_is_pending(bot_process, slack_env, fake_
     assert any("Python" in t for _, t in clar[-1].tool_results)  # the old button's answer reached the model
     bot_process.kill()
     assert_home_is_sound(tmp_path / "home")
+    assert_no_secrets(slack, fake_model, bot_process, tmp_path / "home")
 
 
 async def test_sigkill_while_a_step_runs(bot_process, slack_env, fake_model, tmp_path):
