@@ -12,7 +12,7 @@ import re
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import render
+from bot import render, render_repo
 from bot.config import Config
 from bot.intake import Intake
 
@@ -48,5 +48,15 @@ def build_app(config: Config, client: AsyncWebClient, intake: Intake) -> AsyncAp
     async def on_start_over(ack, body: dict) -> None:
         await ack()
         await intake.control_click(body, stop=False)
+
+    @app.action(render_repo.PUSH_ACTION)
+    async def on_push(ack, body: dict) -> None:
+        await ack()
+        await intake.repo.click(body, action=render_repo.PUSH_ACTION)
+
+    @app.action(render_repo.DIFF_ACTION)
+    async def on_diff(ack, body: dict) -> None:
+        await ack()
+        await intake.repo.click(body, action=render_repo.DIFF_ACTION)
 
     return app

@@ -36,3 +36,26 @@ def parse(text: str) -> Said:
     if m:
         return Said(True, m.group(1).strip())
     return Said(False, words)
+
+
+_REPO = re.compile(r"[/!]repo(?:\s+|$)(.*)", re.DOTALL | re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class RepoCommand:
+    """``/repo [source [base]]``: no ``source`` shows the channel's binding."""
+
+    source: str = ""
+    base: str | None = None
+
+
+def parse_repo(text: str) -> RepoCommand | None:
+    """``@bot /repo <path or URL> [base]`` -> ``RepoCommand``; None when the message is not ``/repo``.
+
+    Slack wraps URLs as ``<https://...>`` or ``<https://...|label>``: the URL inside is used.
+    """
+    m = _REPO.fullmatch(strip_mentions(text))
+    if m is None:
+        return None
+    words = [re.sub(r"^<([^|>]+)(?:\|[^>]*)?>$", r"\1", w) for w in m.group(1).split()]
+    return RepoCommand(words[0] if words else "", words[1] if len(words) > 1 else None)

@@ -15,10 +15,11 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import controls, render
 from bot.channel import Answers
-from bot.commands import parse
+from bot.commands import parse, parse_repo
 from bot.config import Config
 from bot.jobs import Jobs
 from bot.outbox import Outbox, edit, ephemeral, react
+from bot.repo_intake import RepoIntake
 from bot.store import BotStore, Question as StoredQuestion, ThreadKey
 from bot.threads import ThreadError, folder_name
 from engine.core.transports import Answer
@@ -36,6 +37,7 @@ class Intake:
                  jobs: Jobs, answers: Answers) -> None:
         self.config, self.store, self.client = config, store, client
         self.outbox, self.jobs, self.answers = outbox, jobs, answers
+        self.repo = RepoIntake(config=config, client=client, outbox=outbox)
 
     def _allowed(self, user: str, channel: str) -> bool:
         return self.config.user_allowed(user) and self.config.channel_allowed(channel)
@@ -59,6 +61,10 @@ class Intake:
         key = ThreadKey(body.get("team_id") or event.get("team", ""), channel, event.get("thread_ts") or ts)
         if not self._allowed(user, channel):
             await ephemeral(self.client, channel, user, self._refusal(user, channel), thread_ts=event.get("thread_ts"))
+            return
+        repo = parse_repo(event.get("text", ""))
+        if repo is not None:  # `@flower /repo …`: the channel's repository, answered in the thread
+            await self.repo.command(key, user, repo)
             return
         if await self.store.get_thread(key) is not None:
             await self.words(key, event.get("text", ""), user, ts)
@@ -97,6 +103,10 @@ class Intake:
 
     async def words(self, key: ThreadKey, text: str, user: str, ts: str) -> None:
         """A person's words in a known thread: /new, an answer, an interruption, or a wake."""
+        repo = parse_repo(text)
+        if repo is not None:  # the mention pair may arrive as a plain message first
+            await self.repo.command(key, user, repo)
+            return
         said = parse(text)
         if said.new:
             await self.start_over(key, said.text, user, ts)

@@ -19,19 +19,23 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import controls, render
+from bot import controls, render, render_repo
 from bot.channel import Answers, SlackTransport
 from bot.config import Config
+from bot.git import RepoError, remotes
 from bot.outbox import Outbox, edit
+from bot.repo_threads import (engine_workspace, mark_fresh, open_for_thread, share_worktree,
+                              thread_wake_state)
 from bot.status_feed import StatusFeed
 from bot.store import BotStore, Question as StoredQuestion, ThreadKey
 from bot.threads import ensure_workspace, folder_name, run_dir
+from bot.worktrees import summary as repo_summary
 from engine.stores.sqlite_read import last_context_tokens
 from engine.core.atomic import write_text_atomic
 from engine.core.events import Event
 from engine.core.runtime import Runtime
 from engine.core.transports import Question
-from engine.workflow.starter import WORK_STEP, archive_run, starter_flow, starter_paths, wake_state
+from engine.workflow.starter import WORK_STEP, archive_run, starter_flow, starter_paths
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +97,7 @@ class Jobs:
         if self.busy(key) or self._closing:
             return False
         ws = self.workspace(key)
-        if ask and (new or not wake_state(ws, run_dir=run_dir(ws))["waking"]):
+        if ask and (new or not thread_wake_state(ws)["waking"]):
             write_text_atomic(run_dir(ws) / ASK_FILE, ask)
         thread = await self.store.get_thread(key)
         if thread is None or thread.state != "queued":  # still queued from before a restart: same place in line
@@ -135,14 +139,17 @@ class Jobs:
     def archive(self, key: ThreadKey) -> None:
         """Archive the thread's brief, goal and lineage (``/new`` without words)."""
         ws = self.workspace(key)
-        archive_run(starter_paths(ws), run_dir(ws))
+        engine_ws, isolate = engine_workspace(ws)
+        archive_run(starter_paths(engine_ws, isolate=isolate), run_dir(ws))
+        if isolate:  # a bound thread: the next run gets a fresh branch; the old branch stays
+            mark_fresh(ws, run_dir(ws))
 
     async def resume_all(self) -> int:
         """Start again every thread whose run was going when the bot stopped; return how many."""
         count = 0
         for thread in await self.store.active_threads():
             ws = self.workspace(thread.key)
-            state = wake_state(ws, run_dir=run_dir(ws))
+            state = thread_wake_state(ws)
             ask_file = run_dir(ws) / ASK_FILE
             ask = "" if state["waking"] else (ask_file.read_text(encoding="utf-8") if ask_file.exists() else "")
             if not state["waking"] and not ask:
@@ -210,7 +217,18 @@ class Jobs:
 
     async def _go(self, run: _Run, key: ThreadKey, ws: Path, ask: str, new: bool, banner_key: str | None) -> None:
         rd = run_dir(ws)
-        state = wake_state(ws, run_dir=rd)
+        try:  # a bound channel: the thread's own worktree and branch (git work off the event loop)
+            saved = rd / ASK_FILE
+            bound = await asyncio.to_thread(open_for_thread, self.config.home, key, ws, rd,
+                                            ask or (saved.read_text(encoding="utf-8") if saved.exists() else ""),
+                                            new=new)
+        except RepoError as exc:
+            await self.store.set_state(key, "failed")
+            await self.outbox.send(key, "error", f"repo-error:{folder_name(key)}:{time.time()}",
+                                   f":x: The thread's repository could not be prepared: {exc}")
+            return
+        engine_ws, isolate = engine_workspace(ws)
+        state = thread_wake_state(ws)
         if state["waking"] and not new:
             sid = state.get("steps", {}).get(WORK_STEP)
             banner = render.wake_banner(str(ws), woke=state.get("woke", 0), checks=state.get("checks") or 0,
@@ -221,14 +239,16 @@ class Jobs:
         transport = SlackTransport(key, store=self.store, answers=self.answers, post_question=self._post_question,
                                    close_question=self._close_question,
                                    stopping=lambda: run.stopping or self._closing)
-        paths = starter_paths(ws)
-        run.runtime = rt = Runtime(workspace=ws, run_dir=rd, workbench=paths.workbench, **self.options.runtime)
+        paths = starter_paths(engine_ws, isolate=isolate)
+        run.runtime = rt = Runtime(workspace=engine_ws, run_dir=rd, workbench=paths.workbench, **self.options.runtime)
         feed = StatusFeed(key, store=self.store, client=self.client, outbox=self.outbox,
                           every_s=self.options.status_every_s)
         events: asyncio.Queue[Event | None] = asyncio.Queue()
         try:
-            run.flow = wf = starter_flow(ask, workspace=ws, run_dir=rd, new=new, transport=transport,
+            run.flow = wf = starter_flow(ask, workspace=engine_ws, run_dir=rd, new=new, isolate=isolate, transport=transport,
                                          **self.options.flow)
+            if isolate:
+                share_worktree(wf)
             for item in await self.store.drain_inbox(key):  # said while queued, maybe before a restart
                 wf.channel.post(item.text, by=item.by)
             status_ts = await feed.open(run.status_ts)
@@ -245,6 +265,8 @@ class Jobs:
             # queued before the run is marked over, so a kill in between cannot lose the summary
             await self.outbox.send(key, "summary", f"summary:{folder_name(key)}:{status_ts}",
                                    summary["text"], summary["blocks"])
+            if ok and bound is not None:
+                await self._post_branch(key, bound[0].path, bound[1], status_ts)
             await self.store.set_state(key, "done" if ok else "failed")
             await feed.finish()
         except asyncio.CancelledError:
@@ -254,6 +276,13 @@ class Jobs:
             raise
         finally:
             rt.close()
+
+    async def _post_branch(self, key: ThreadKey, repo: Path, worktree: Any, status_ts: str | None) -> None:
+        result = await asyncio.to_thread(repo_summary, worktree)
+        has_remote = bool(await asyncio.to_thread(remotes, repo))
+        shown = render_repo.branch_message(key, result, has_remote=has_remote)
+        await self.outbox.send(key, "branch", f"branch:{folder_name(key)}:{status_ts}:{result.branch}",
+                               shown["text"], shown["blocks"])
 
     async def _post_question(self, key: ThreadKey, qid: int, q: Question) -> str | None:
         shown = render.question_message(qid, q.text, q.options, q.asked_by)

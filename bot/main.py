@@ -11,6 +11,7 @@ import asyncio
 import logging
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from aiohttp import web
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
@@ -24,7 +25,10 @@ from bot.config import Config, ConfigError, load_config
 from bot.intake import Intake
 from bot.jobs import BotOptions, Jobs
 from bot.outbox import Outbox
+from bot.repo_threads import REPO_DIR
 from bot.store import BotStore
+from bot.threads import workspace_dir
+from bot.worktrees import cleanup
 
 log = logging.getLogger(__name__)
 
@@ -101,8 +105,31 @@ async def serve(config: Config, *, options: BotOptions | None = None) -> None:
         await bot.close()
 
 
+async def cleanup_worktrees(config: Config) -> list[Path]:
+    """Remove thread worktrees under ``config.home`` except those of active threads; return them.
+
+    Active = queued, running or waiting in ``bot.db`` (a running bot keeps using those). Branches
+    stay; a later reply in a cleaned-up thread opens a new worktree on a new branch.
+    """
+    config.home.mkdir(parents=True, exist_ok=True)
+    store = BotStore(config.db_path)
+    try:
+        keep = {str(workspace_dir(config.home, t.key) / REPO_DIR) for t in await store.active_threads()}
+    finally:
+        await store.aclose()
+    return await asyncio.to_thread(cleanup, config.home, keep)
+
+
+USAGE = "usage: flower-bot [cleanup]   (no argument: run the bot; cleanup: remove finished threads' worktrees)"
+
+
 def main(argv: list[str] | None = None) -> int:
-    """The ``flower-bot`` command."""
+    """The ``flower-bot`` command: ``flower-bot`` runs the bot, ``flower-bot cleanup`` removes the
+    worktrees of threads that are no longer active (their branches stay)."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args not in ([], ["cleanup"]):
+        print(f"flower-bot: unknown arguments {' '.join(args)!r}. {USAGE}", file=sys.stderr)
+        return EXIT_CONFIG
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         config = load_config()
@@ -110,6 +137,12 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"flower-bot: {exc}", file=sys.stderr)
         return EXIT_CONFIG
+    if args == ["cleanup"]:
+        removed = asyncio.run(cleanup_worktrees(config))
+        for path in removed:
+            print(f"removed {path}")
+        print(f"{len(removed)} worktree(s) removed; branches kept.")
+        return 0
     try:
         asyncio.run(serve(config))
     except KeyboardInterrupt:

@@ -1,0 +1,130 @@
+"""Duplicates, HTTP request checks and hostile input: each gets one effect, a clear answer, or
+nothing at all (issue 6)."""
+
+from __future__ import annotations
+
+import time
+
+import aiohttp
+import pytest
+
+from bot.config import load_config
+from bot.main import start_bot
+from bot.store import ThreadKey
+from bot.testing.payloads import url_verification
+from bot.threads import ThreadError, workspace_dir
+from test_app_e2e import CHANNEL, CLARIFY_ONLY, brief_only, make_bot, posted  # noqa: F401
+
+SECRET = "s3cret-signing"
+
+
+def started(slack) -> list:
+    return [c for c in slack.calls("chat.postMessage") if "Started" in (c.body.get("text") or "")]
+
+
+async def test_one_event_delivered_four_times_over_socket_mode_runs_once(make_bot, slack_env, fake_model):
+    slack = slack_env
+    await make_bot(CLARIFY_ONLY)
+    brief_only(fake_model)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    for attempt in range(4):  # Slack's first delivery and its three retries
+        await slack.send_event(event, event_id="Ev0FOUR", retry_attempt=attempt,
+                               retry_reason="" if attempt == 0 else "timeout")
+    await posted(slack, event["ts"], "Done")
+    assert len(started(slack)) == 1
+
+
+@pytest.fixture
+async def http_bot(slack_env, fake_model, tmp_path, monkeypatch):
+    monkeypatch.delenv("SLACK_APP_TOKEN")
+    for name, value in {"SLACK_SIGNING_SECRET": SECRET, "PORT": "0",
+                        "FLOWER_HOME": str(tmp_path / "home")}.items():
+        monkeypatch.setenv(name, value)
+    running = await start_bot(load_config(dotenv=None), options=CLARIFY_ONLY)
+    yield running, f"http://127.0.0.1:{running.port}/slack/events"
+    await running.close()
+
+
+async def test_http_retries_zero_to_three_run_once(http_bot, slack_env, fake_model):
+    slack, (_, url) = slack_env, http_bot
+    brief_only(fake_model)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    payload = slack.event_payload(event, event_id="Ev0HTTP4")
+    for retry in (None, 1, 2, 3):
+        got = await slack.deliver_http(url, payload, signing_secret=SECRET, retry_num=retry)
+        assert got.status == 200
+    await posted(slack, event["ts"], "Done")
+    assert len(started(slack)) == 1
+
+
+async def test_http_checks_every_request(http_bot, slack_env, fake_model):
+    slack, (_, url) = slack_env, http_bot
+    ok = await slack.deliver_http(url, url_verification("chal-123"), signing_secret=SECRET)
+    assert ok.status == 200 and "chal-123" in ok.body
+    stale = await slack.deliver_http(url, slack.event_payload(slack.mention(CHANNEL, "stale")),
+                                     signing_secret=SECRET, timestamp=int(time.time()) - 301)
+    assert stale.status == 401
+    tampered = await slack.deliver_http(url, slack.event_payload(slack.mention(CHANNEL, "tampered")),
+                                        signing_secret=SECRET, tamper=True)
+    assert tampered.status == 401
+    wrong = await slack.deliver_http(url, slack.event_payload(slack.mention(CHANNEL, "wrong")),
+                                     signing_secret="not-the-secret")
+    assert wrong.status == 401
+    async with aiohttp.ClientSession() as session:  # no signature headers at all
+        async with session.post(url, json=slack.event_payload(slack.mention(CHANNEL, "bare"))) as r:
+            assert r.status == 401
+    assert not slack.calls("chat.postMessage") and not fake_model.message_requests
+
+
+@pytest.mark.parametrize("request_text", [
+    "写" * 40_000,
+    "emoji 🌸🚀 and RTL שלום עולם and 中文 request",
+    "```python\nprint('unbalanced fence'\n" * 3,
+    "ping <@U0ALICE> and <#C0RANDOM> with <https://example.com|a link> & <b>",
+])
+async def test_hostile_requests_start_a_run_and_every_post_fits_slack(
+        make_bot, slack_env, fake_model, request_text):
+    slack = slack_env
+    await make_bot(CLARIFY_ONLY)
+    brief_only(fake_model)
+    event = slack.mention(CHANNEL, request_text)
+    await slack.send_event(event)
+    await posted(slack, event["ts"], "Done")
+    assert all(c.ok for c in slack.calls())  # the fake enforces Slack's limits: none refused
+    assert len(started(slack)) == 1
+
+
+async def test_edits_deletes_files_and_bot_messages_start_nothing(make_bot, slack_env, fake_model):
+    slack = slack_env
+    await make_bot(CLARIFY_ONLY)
+    brief_only(fake_model)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    await slack.send_event(event)
+    await posted(slack, event["ts"], "Done")
+    mark = slack.mark()
+    noise = [
+        slack.message_changed(CHANNEL, event["ts"], "<@U0BOT> edited request"),
+        slack.message_deleted(CHANNEL, event["ts"]),
+        slack.bot_message(CHANNEL, "<@U0BOT> from another bot", thread_ts=event["ts"]),
+    ]
+    for item in noise:
+        await slack.send_event(item)
+    requests_before = len(fake_model.message_requests)
+    done = slack.mention(CHANNEL, "a later, real request")
+    await slack.send_event(done)
+    await posted(slack, done["ts"], "Done", after=mark)
+    posted_in_first = [c for c in slack.calls("chat.postMessage")[mark:] if c.body.get("thread_ts") == event["ts"]]
+    assert posted_in_first == []
+    assert len(fake_model.message_requests) > requests_before  # only the real request ran
+
+
+@pytest.mark.parametrize("channel, ts", [
+    ("../../etc", "1700000000.000100"),
+    ("C0GENERAL", "../../../tmp/x"),
+    ("C0/GEN", "1700000000.000100"),
+    ("", "1700000000.000100"),
+])
+def test_crafted_ids_cannot_leave_flower_home(tmp_path, channel, ts):
+    with pytest.raises(ThreadError):
+        workspace_dir(tmp_path, ThreadKey("T0001", channel, ts))
+    assert list(tmp_path.iterdir()) == []
