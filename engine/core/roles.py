@@ -25,6 +25,12 @@ COORDINATOR_TOOLS = ["Agent", "TodoWrite", "Read"]
 WEB_TOOLS = ["WebFetch", "WebSearch"]
 WORKER_TOOLS = ["Read", "Write", "Edit", "Bash", "Glob", "Grep", "WebFetch", "WebSearch"]
 READ_TOOLS = ["Read", "Glob", "Grep", "WebFetch", "WebSearch"]
+# Workers' tools that must be pre-approved for the whole session. The spec merged only the web
+# tools, saying subagents' Bash works anyway; with CLI 2.1.332 a worker's `python3 ...` or
+# `git commit` is refused ("This command requires approval") unless Bash is in the session's
+# allowed_tools, even with the subagent's own permissionMode=bypassPermissions (measured). The
+# delegate wall is a PreToolUse hook keyed on agent_id, so the main thread stays denied.
+SESSION_APPROVED = [*WEB_TOOLS, "Bash"]
 
 
 def _join(rules: str, instructions: str) -> str:
@@ -62,9 +68,8 @@ def coordinator(
     and inbox). Workers' web tools are merged into ``allowed_tools``: that list is
     session-scoped, and a tool missing from it needs approval even when a subagent calls it;
     unattended, nobody approves and the model retries the call forever (a novel-writing run
-    saw twenty user-rejected calls and wrote nothing). Only read-only tools are merged:
-    pre-approving Write/Edit/Bash for the main thread would defeat the delegate wall, and
-    subagents' Bash/Write work anyway.
+    saw twenty user-rejected calls and wrote nothing). Bash is merged too (see
+    ``SESSION_APPROVED``); Write/Edit are not: ``acceptEdits`` already approves a worker's edits.
     """
     tools = list(COORDINATOR_TOOLS)
     if can_read:
@@ -73,7 +78,7 @@ def coordinator(
     tools += channel_tools
     for agent in workers.values():
         for tool in agent.tools or []:
-            if tool in WEB_TOOLS and tool not in tools:
+            if tool in SESSION_APPROVED and tool not in tools:
                 tools.append(tool)
     return AgentSpec(
         name=name,
