@@ -13,7 +13,7 @@ from bot.main import start_bot
 from bot.store import ThreadKey
 from bot.testing.payloads import url_verification
 from bot.threads import ThreadError, workspace_dir
-from test_app_e2e import CHANNEL, CLARIFY_ONLY, brief_only, make_bot, posted  # noqa: F401
+from tests.bot.test_app_e2e import CHANNEL, CLARIFY_ONLY, brief_only, make_bot, posted  # noqa: F401
 
 SECRET = "s3cret-signing"
 
