@@ -67,6 +67,7 @@ class Config:
     allowed_channels: frozenset[str] = frozenset()
     max_runs: int = 2
     admins: frozenset[str] = frozenset()
+    socket_idle_s: float = 600.0  # no Socket Mode frame for this long: reconnect (0 turns the watchdog off)
 
     @property
     def mode(self) -> Mode:
@@ -142,6 +143,8 @@ def load_config(environ: Mapping[str, str] | None = None, *, dotenv: str | Path 
         allowed_channels=_ids(env, "FLOWER_ALLOWED_CHANNELS", _CHANNEL_ID, "channel"),
         max_runs=_int(env, "FLOWER_MAX_RUNS", 2, low=1, high=None, fix="how many runs may go at once"),
         admins=_ids(env, "FLOWER_ADMINS", _USER_ID, "user", empty="have no admins"),
+        socket_idle_s=_seconds(env, "FLOWER_SOCKET_IDLE_S", 600.0,
+                               fix="how many seconds of Socket Mode silence force a reconnect (0: never)"),
     )
 
 
@@ -198,6 +201,20 @@ def _int(env: dict[str, str], name: str, default: int, *, low: int, high: int | 
         value = None
     if value is None or value < low or (high is not None and value > high):
         raise ConfigError(f"{name} must be a whole number {span}; got {raw!r}. Set it to {fix} (default {default}).")
+    return value
+
+
+def _seconds(env: dict[str, str], name: str, default: float, *, fix: str) -> float:
+    raw = env.get(name)
+    if raw is None:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):  # also refuses nan
+        raise ConfigError(f"{name} must be a number of seconds, 0 or more; got {raw!r}. Set it to {fix} "
+                          f"(default {default:g}).")
     return value
 
 

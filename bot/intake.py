@@ -59,6 +59,7 @@ class Intake:
             return
         user, channel, ts = event.get("user", ""), event["channel"], event["ts"]
         key = ThreadKey(body.get("team_id") or event.get("team", ""), channel, event.get("thread_ts") or ts)
+        await self.store.touch_seen(key, ts)  # a known thread: the start-up read back begins after it
         if not self._allowed(user, channel):
             await ephemeral(self.client, channel, user, self._refusal(user, channel), thread_ts=event.get("thread_ts"))
             return
@@ -82,6 +83,7 @@ class Intake:
         key = ThreadKey(body.get("team_id") or event.get("team", ""), event["channel"], event["thread_ts"])
         if await self.store.get_thread(key) is None or not await self._claim(body, event):
             return
+        await self.store.touch_seen(key, event["ts"])  # bot.catchup reads the thread back from here
         if not self._allowed(event["user"], event["channel"]):
             await ephemeral(self.client, event["channel"], event["user"],
                             self._refusal(event["user"], event["channel"]), thread_ts=event["thread_ts"])

@@ -19,7 +19,7 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import controls, render, render_repo
+from bot import controls, render, render_deadline, render_repo
 from bot.channel import Answers, SlackTransport
 from bot.config import Config
 from bot.git import RepoError, remotes
@@ -285,15 +285,18 @@ class Jobs:
                                shown["text"], shown["blocks"])
 
     async def _post_question(self, key: ThreadKey, qid: int, q: Question) -> str | None:
-        shown = render.question_message(qid, q.text, q.options, q.asked_by)
+        note = render_deadline.deadline_note(q.timeout_s, q.default)
+        shown = render.question_message(qid, q.text, q.options, q.asked_by, deadline_note=note)
         return await self.outbox.post(key, "question", controls.question_notice_key(key, qid), shown["text"],
                                       shown["blocks"])
 
     async def _close_question(self, q: StoredQuestion) -> None:
+        """Nobody answered in time: the question loses its buttons and the thread hears what happens next."""
+        closed, said = render_deadline.timed_out(q.deadline - q.asked_at if q.deadline else None, q.default)
         if q.message_ts:
-            shown = render.closed_question_message(
-                q.text, "No answer in time; the run went on with its best judgement.", asked_by=q.asked_by)
+            shown = render.closed_question_message(q.text, closed, asked_by=q.asked_by)
             await edit(self.client, q.thread.channel, q.message_ts, shown["text"], shown["blocks"])
+        await self.outbox.send(q.thread, "timeout", f"timeout:{folder_name(q.thread)}:{q.id}", said)
 
 
 def _summary(ctx: dict[str, Any], ws: Path) -> render.Payload:

@@ -20,6 +20,7 @@ from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetry
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.app import build_app
+from bot.catchup import catch_up, recent_threads
 from bot.channel import Answers
 from bot.config import Config, ConfigError, load_config
 from bot.intake import Intake
@@ -28,6 +29,7 @@ from bot.outbox import Outbox
 from bot.repo_threads import REPO_DIR
 from bot.store import BotStore
 from bot.threads import workspace_dir
+from bot.watchdog import SocketWatchdog
 from bot.worktrees import cleanup
 
 log = logging.getLogger(__name__)
@@ -47,9 +49,16 @@ class RunningBot:
     socket: AsyncSocketModeHandler | None = None
     web_runner: web.AppRunner | None = None
     port: int = 0
+    watchdog: SocketWatchdog | None = None
+    catchup: asyncio.Task[int] | None = None  # replies said while stopped, read back at start
 
     async def close(self) -> None:
         """Disconnect, cancel the runs (they stay active in the store), stop posting, close the db."""
+        if self.catchup is not None:
+            self.catchup.cancel()
+            await asyncio.gather(self.catchup, return_exceptions=True)
+        if self.watchdog is not None:
+            await self.watchdog.close()
         if self.socket is not None:
             await self.socket.close_async()
         if self.web_runner is not None:
@@ -77,9 +86,13 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
     app = build_app(config, client, intake)
     bot = RunningBot(config, app, store, jobs, outbox)
     outbox.start()
+    missed_in = await recent_threads(store)  # before connecting: a live reply moves last_seen_ts on
     if config.mode == "socket":
         bot.socket = AsyncSocketModeHandler(app, config.app_token)  # must be built inside the loop
         await bot.socket.connect_async()
+        if config.socket_idle_s > 0:
+            bot.watchdog = SocketWatchdog(bot.socket.client, idle_s=config.socket_idle_s)
+            bot.watchdog.start()
     else:
         bot.web_runner = web.AppRunner(app.web_app(path="/slack/events"), handle_signals=False)
         await bot.web_runner.setup()
@@ -91,6 +104,7 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
         resumed = await jobs.resume_all()
         if resumed:
             log.info("resumed %d run(s) in progress", resumed)
+    bot.catchup = asyncio.create_task(catch_up(missed_in, client=client, intake=intake), name="flower-catchup")
     return bot
 
 

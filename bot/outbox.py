@@ -1,8 +1,9 @@
 """Posting to Slack: notices go through the store's outbox (each posted once, in order, retried);
 quick calls (reactions, ephemerals, edits) go straight to the Web API.
 
-Rate limits (429) are retried inside slack_sdk by ``AsyncRateLimitErrorRetryHandler`` on the
-client; anything else that fails a post is retried a few times later, then given up (logged).
+Rate limits (429) and 500/503 are retried inside slack_sdk by its retry handlers on the client
+(``install_retries``); anything else that fails a post is retried a few times later, then given up
+(logged). A thread's notices keep their order: one that failed holds back the ones after it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 import aiohttp
 from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler, AsyncServerErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.store import BotStore, StoreError, ThreadKey
@@ -22,14 +24,30 @@ log = logging.getLogger(__name__)
 
 RETRY_AFTER_S = 5.0
 MAX_ATTEMPTS = 5
+MAX_RATE_LIMIT_RETRIES = 5
+MAX_SERVER_ERROR_RETRIES = 4  # slack_sdk's handler retries only 500 and 503; other 5xx: the outbox's retry
 NOTICE_EVENT = "flower_notice"  # message metadata type carrying the outbox key of each notice posted
+
+
+def install_retries(client: AsyncWebClient) -> AsyncWebClient:
+    """Make ``client`` retry 429s (as long as Slack's Retry-After says) and 500/503 answers itself.
+
+    Edits and quick calls have no outbox behind them, so a short 5xx spell must not lose them.
+    Handlers already installed (of the same type) are kept as they are; returns ``client``.
+    """
+    have = {type(h) for h in client.retry_handlers}
+    for handler in (AsyncRateLimitErrorRetryHandler(max_retry_count=MAX_RATE_LIMIT_RETRIES),
+                    AsyncServerErrorRetryHandler(max_retry_count=MAX_SERVER_ERROR_RETRIES)):
+        if type(handler) not in have:
+            client.retry_handlers.append(handler)
+    return client
 
 
 class Outbox:
     """Notices for threads: ``send`` queues in ``bot.db`` and wakes the sender task."""
 
     def __init__(self, store: BotStore, client: AsyncWebClient) -> None:
-        self.store, self.client = store, client
+        self.store, self.client = store, install_retries(client)
         self._kick = asyncio.Event()
         self._posted = asyncio.Condition()
         self._task: asyncio.Task[None] | None = None
@@ -84,8 +102,12 @@ class Outbox:
                 pass  # look again for items whose retry time has come
             self._kick.clear()
             try:
+                held: set[ThreadKey] = set()  # a thread whose post failed: its later notices wait (order)
                 for item in await self.store.pending_outbox():
-                    await self._post(item)
+                    if item.thread in held:
+                        continue
+                    if not await self._post(item):
+                        held.add(item.thread)
             except StoreError:  # a busy or broken db: the notices stay queued; look again soon
                 log.exception("reading the outbox failed")
 
@@ -128,7 +150,9 @@ class Outbox:
                     found[key] = message.get("ts")
         return found
 
-    async def _post(self, item: Any) -> None:
+    async def _post(self, item: Any) -> bool:
+        """Post one item; False when it failed (it is retried later, or given up after the last try)."""
+        ok = False
         try:
             resp = await self.client.chat_postMessage(
                 channel=item.thread.channel, thread_ts=item.thread.thread_ts,
@@ -139,8 +163,10 @@ class Outbox:
             await self.store.mark_failed(item.id, str(exc), again)
         else:
             await self.store.mark_sent(item.id, resp.get("ts"))
+            ok = True
         async with self._posted:
             self._posted.notify_all()
+        return ok
 
 
 async def react(client: AsyncWebClient, channel: str, ts: str, name: str = "eyes") -> None:

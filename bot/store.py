@@ -132,8 +132,20 @@ class BotStore(QuestionsMixin, QueuesMixin):
             *ACTIVE_STATES)
         return [Thread.from_row(r) for r in rows]
 
+    async def threads_since(self, after: float) -> list[Thread]:
+        """Threads changed, or with a message seen (a Slack ts is epoch seconds), at or after epoch
+        ``after``, plus every active one; oldest first."""
+        marks = ", ".join("?" for _ in ACTIVE_STATES)
+        rows = await self._rows(
+            f"SELECT {Thread.COLUMNS} FROM threads WHERE updated_at >= ? OR CAST(last_seen_ts AS REAL) >= ? "
+            f"OR state IN ({marks}) ORDER BY created_at, rowid", after, after, *ACTIVE_STATES)
+        return [Thread.from_row(r) for r in rows]
+
     async def touch_seen(self, key: ThreadKey, ts: str) -> bool:
-        """Move the thread's ``last_seen_ts`` forward to ``ts``; False if not newer (or no thread)."""
+        """Move the thread's ``last_seen_ts`` forward to ``ts``; False if not newer (or no thread).
+
+        ``updated_at`` stays: it marks the run's state changes, and notice keys are built on it.
+        """
         new = _ts(ts)
         return await self._run(self._touch, ThreadKey(*key), ts, new)
 
@@ -142,8 +154,7 @@ class BotStore(QuestionsMixin, QueuesMixin):
             row = conn.execute(f"SELECT last_seen_ts FROM threads WHERE {_THREAD}", key).fetchone()
             if row is None or (row[0] is not None and _ts(row[0]) >= new):
                 return False
-            conn.execute(f"UPDATE threads SET last_seen_ts = ?, updated_at = ? WHERE {_THREAD}",
-                         (ts, self._now(), *key))
+            conn.execute(f"UPDATE threads SET last_seen_ts = ? WHERE {_THREAD}", (ts, *key))
             return True
 
     # -- handled events -------------------------------------------------------------------------

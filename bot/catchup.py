@@ -1,0 +1,102 @@
+"""Replies said in the bot's threads while it was stopped, read back at start.
+
+Slack redelivers an event only for a short while, so a reply posted during a longer stop would be
+lost. At start the bot reads each recent thread from its ``last_seen_ts`` on
+(``conversations.replies``, scopes channels:history / groups:history) and hands every person's
+message to ``Intake.message``, the same path as a live reply: claimed by channel+ts first, so a
+late redelivery of the same message is not acted on twice.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from decimal import Decimal, InvalidOperation
+from typing import Any, Protocol
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.store import BotStore, Thread
+
+log = logging.getLogger(__name__)
+
+__all__ = ["RECENT_S", "catch_up", "missed", "recent_threads"]
+
+RECENT_S = 7 * 24 * 3600.0  # threads untouched for a week are not read back: one call each, rate-limited
+
+
+class MessageIntake(Protocol):
+    """The one ``Intake`` method used here: a plain message event."""
+
+    async def message(self, body: dict[str, Any], event: dict[str, Any]) -> None: ...
+
+
+async def recent_threads(store: BotStore, *, within_s: float = RECENT_S, now: float | None = None) -> list[Thread]:
+    """The threads to read back: changed in the last ``within_s`` seconds.
+
+    Take this snapshot BEFORE connecting: a live reply handled first would move ``last_seen_ts``
+    past the messages missed before it.
+    """
+    return await store.threads_since((time.time() if now is None else now) - within_s)
+
+
+def _num(ts: Any) -> Decimal | None:
+    try:
+        return Decimal(str(ts))
+    except (InvalidOperation, TypeError):
+        return None
+
+
+def missed(thread: Thread, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """People's replies in ``messages`` newer than the thread's ``last_seen_ts`` (its first message
+    when unset), oldest first, as message events with ``channel`` set; never the parent, a bot's
+    post or a subtype."""
+    since = _num(thread.last_seen_ts) or _num(thread.key.thread_ts) or Decimal(0)
+    out = []
+    for m in messages:
+        ts = _num(m.get("ts"))
+        if ts is None or ts <= since or m.get("ts") == thread.key.thread_ts:
+            continue
+        if m.get("subtype") or m.get("bot_id") or not m.get("user"):
+            continue  # edits, joins, the bot's own posts: never a person's words (as Intake.message)
+        out.append({"type": "message", **m, "channel": thread.key.channel,
+                    "thread_ts": m.get("thread_ts") or thread.key.thread_ts})
+    return sorted(out, key=lambda e: _num(e["ts"]) or Decimal(0))
+
+
+async def _replies(client: AsyncWebClient, thread: Thread) -> list[dict[str, Any]]:
+    oldest = thread.last_seen_ts or thread.key.thread_ts
+    messages: list[dict[str, Any]] = []
+    cursor = None
+    while True:
+        resp = await client.conversations_replies(channel=thread.key.channel, ts=thread.key.thread_ts,
+                                                  oldest=oldest, limit=200, cursor=cursor)
+        messages.extend(resp.get("messages") or [])
+        cursor = (resp.get("response_metadata") or {}).get("next_cursor")
+        if not resp.get("has_more") or not cursor:
+            return messages
+
+
+async def catch_up(threads: list[Thread], *, client: AsyncWebClient, intake: MessageIntake) -> int:
+    """Feed each thread's missed replies to ``intake`` in order; return how many were fed.
+
+    A thread Slack will not show (deleted, the bot removed from the channel, a missing scope) is
+    logged and skipped: the others still catch up. Bot posts and subtypes are dropped by the intake.
+    """
+    fed = 0
+    for thread in threads:
+        try:
+            messages = await _replies(client, thread)
+        except SlackApiError as exc:
+            log.warning("cannot read back thread %s in %s (%s); replies said there while the bot was "
+                        "stopped are not seen. Check the bot is in the channel and has the "
+                        "channels:history / groups:history scopes.", thread.key.thread_ts,
+                        thread.key.channel, exc.response.get("error"))
+            continue
+        for event in missed(thread, messages):
+            await intake.message({"team_id": thread.key.team}, event)
+            fed += 1
+    if fed:
+        log.info("caught up on %d message(s) said while the bot was stopped", fed)
+    return fed

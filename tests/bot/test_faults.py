@@ -1,0 +1,218 @@
+"""Faults end to end: question deadlines, a failing model, a failing Slack.
+
+Real slack-bolt against the fake Slack, the real CLI against the offline model. A question with a
+deadline says so and closes itself when it passes; 529s, a cut stream and a context overflow show
+their notices and the run still finishes; 429 storms and 5xx answers from Slack lose nothing and
+keep every thread's notices in order.
+"""
+
+from __future__ import annotations
+
+import pytest_asyncio
+
+from bot.config import load_config
+from bot.jobs import BotOptions
+from bot.main import start_bot, web_client
+from bot.outbox import Outbox
+from bot.store import BotStore, ThreadKey
+from engine import Resilience
+from engine.testing import prompt_contains, system_contains, text, tool_use
+from engine.testing.faults import cut_stream, overloaded, prompt_too_long
+
+CLARIFIER = system_contains("你只负责确认需求")
+JUDGE = system_contains("你是独立的判定者")
+COORDINATOR = system_contains("你是协调者")
+WORKER = system_contains("你是执行者")
+BRIEF = ("## 目标\n写一个 hello.txt\n## 验收标准\nhello.txt 内容是 hi\n## 边界\n只动 hello.txt\n"
+         "## 未知与假设\n端口 8080")
+GOAL = "## 目标\n工作区里有 hello.txt\n## 判定清单\n- hello.txt 存在"
+NOT_YET = "## 结论\n未达成\n## 理由\n内容不对\n## 未通过\n- 内容是 hi"
+ACHIEVED = "## 结论\n达成\n## 理由\n都通过了\n## 未通过\n无"
+CHANNEL = "C0GENERAL"
+FAST = {"resilience": Resilience(base_delay=0.01, max_delay=0.05)}
+PORT_QUESTION = {"question": "用哪个端口?", "options": ["8080", "9000"]}
+
+
+def script(fm, *, ask=None, coordinator=None, worker_fault=None, round2_fault=None):
+    """A starter flow: the clarifier (maybe) asks ``ask``, the worker writes hello.txt, one round."""
+    first = [tool_use("mcp__human__ask", ask)] if ask else []
+    fm.rule(*first, text(BRIEF), when=CLARIFIER)
+    fm.rule(text(GOAL), when=[JUDGE, prompt_contains("设定目标")], sequence="call", repeat_last=True)
+    verdicts = (NOT_YET, ACHIEVED) if round2_fault else (ACHIEVED,)
+    fm.rule(*(text(v) for v in verdicts), when=[JUDGE, prompt_contains("判定这一轮")], sequence="call",
+            repeat_last=True)
+    fm.rule(tool_use("Write", {"file_path": "hello.txt", "content": "hi"}, fault=worker_fault),
+            text("wrote hello.txt"), when=WORKER)
+    fm.rule(text("round 2 done after the handoff"), when=[COORDINATOR, prompt_contains("交接")])
+    fm.rule(text("round 2 done", fault=round2_fault), when=[COORDINATOR, prompt_contains("还没有达成")])
+    fm.rule(*(coordinator or [tool_use("Agent", {"subagent_type": "coder", "description": "write hello",
+                                                 "prompt": "Write hello.txt with hi."}),
+                              text("round 1 done")]), when=COORDINATOR, repeat_last=True)
+
+
+@pytest_asyncio.fixture
+async def make_bot(slack_env, fake_model, tmp_path, monkeypatch):
+    """Start the bot on a fresh FLOWER_HOME: ``await make_bot(options)``."""
+    monkeypatch.setenv("FLOWER_HOME", str(tmp_path / "home"))
+    started = []
+
+    async def make(options):
+        running = await start_bot(load_config(dotenv=None), options=options)
+        started.append(running)
+        await slack_env.wait_connected(len(started))
+        return running
+
+    yield make
+    for running in started:
+        await running.close()
+
+
+def texts(slack, thread_ts):
+    return [m.get("text", "") for m in slack.messages_in(CHANNEL, thread_ts)]
+
+
+async def posted(slack, thread_ts, needle, *, after=0):
+    return await slack.wait_for("chat.postMessage", lambda c: needle in (c.body.get("text") or ""),
+                                after=after, thread_ts=thread_ts)
+
+
+async def start_thread(slack, words="写个 hello.txt"):
+    event = slack.mention(CHANNEL, words)
+    await slack.send_event(event)
+    return event["ts"]
+
+
+def in_order(shown, needles):
+    """The index of each needle's first message in ``shown``; fails naming the missing one."""
+    at = []
+    for needle in needles:
+        hits = [i for i, t in enumerate(shown) if needle in t]
+        assert hits, f"no message with {needle!r} in the thread: {shown}"
+        at.append(hits[0])
+    return at
+
+
+def model_saw(fake_model, role, needle):
+    return any(needle in t for r in fake_model.message_requests if role(r.body) for _, t in r.tool_results)
+
+
+# -- question deadlines ---------------------------------------------------------------------------
+
+async def test_a_question_with_a_default_goes_on_with_it_when_its_deadline_passes(make_bot, slack_env, fake_model):
+    slack = slack_env
+    script(fake_model, ask={**PORT_QUESTION, "default": "8080", "deadline_minutes": 0.001})
+    bot = await make_bot(BotOptions(runtime=FAST, status_every_s=0))
+    thread = await start_thread(slack)
+
+    q = await posted(slack, thread, "Question")
+    assert "If nobody answers within" in str(q.arg("blocks")) and "go on with 8080" in str(q.arg("blocks"))
+    closed = await slack.wait_for("chat.update", ts=q.response["ts"])
+    shown = str(closed.arg("blocks"))
+    assert "No answer in" in shown and "going on with 8080" in shown and "button" not in shown
+    await posted(slack, thread, "Done: the goal is achieved")
+    assert model_saw(fake_model, CLARIFIER, "8080")  # the tool said: nobody answered, default used
+    assert model_saw(fake_model, CLARIFIER, "没有人回答")
+    shown = texts(slack, thread)
+    notice, done = in_order(shown, ["going on with *8080*", "Done: the goal is achieved"])
+    assert notice < done
+    key = ThreadKey("T0001", CHANNEL, thread)
+    assert (await bot.store.get_thread(key)).state == "done"
+    assert (await bot.store.answered_unconsumed(key, "x")) is None
+
+
+async def test_a_question_without_a_default_closes_and_the_run_goes_on(make_bot, slack_env, fake_model):
+    slack = slack_env
+    script(fake_model, ask=PORT_QUESTION)
+    bot = await make_bot(BotOptions(runtime=FAST, flow={"timeout_s": 0.05}, status_every_s=0))
+    thread = await start_thread(slack)
+
+    q = await posted(slack, thread, "Question")
+    assert "best judgement" in str(q.arg("blocks"))
+    closed = await slack.wait_for("chat.update", ts=q.response["ts"])
+    assert "No answer in 0.05 seconds" in str(closed.arg("blocks")) and "button" not in str(closed.arg("blocks"))
+    await posted(slack, thread, "Reply in this thread to correct it")
+    await posted(slack, thread, "Done: the goal is achieved")
+    assert model_saw(fake_model, CLARIFIER, "没有人回答")
+    assert (await bot.store.get_thread(ThreadKey("T0001", CHANNEL, thread))).state == "done"
+    # the closed question takes no late click: its message has no buttons left
+    assert "button" not in str(slack.message(CHANNEL, q.response["ts"]).get("blocks"))
+
+
+# -- model faults -----------------------------------------------------------------------------------
+
+async def test_overload_cut_stream_and_context_overflow_show_and_the_run_finishes(make_bot, slack_env, fake_model):
+    slack = slack_env
+    agent = tool_use("Agent", {"subagent_type": "coder", "description": "write hello",
+                               "prompt": "Write hello.txt with hi."}, fault=overloaded(times=2))
+    # the round-2 reply of the resumed coordinator session overflows: the engine hands off
+    script(fake_model, coordinator=[agent, text("round 1 done")], worker_fault=cut_stream(after_events=3, times=1),
+           round2_fault=prompt_too_long(times=1))
+    await make_bot(BotOptions(runtime=FAST, status_every_s=0))
+    thread = await start_thread(slack)
+
+    await posted(slack, thread, "Done: the goal is achieved")
+    shown = texts(slack, thread)
+    retries = [t for t in shown if "The model is unavailable" in t]
+    assert len(retries) >= 2, shown
+    retry, writing, done, summary = in_order(
+        shown, ["The model is unavailable", "writing a handoff", "Handoff written", "Done: the goal is achieved"])
+    assert retry < writing < done < summary
+    outcomes = [r.outcome for r in fake_model.message_requests]
+    assert outcomes.count("http 529") == 2 and "cut_stream" in outcomes and "http 400" in outcomes
+    assert any("交接" in r.prompt for r in fake_model.message_requests if COORDINATOR(r.body))
+
+
+# -- Slack faults -----------------------------------------------------------------------------------
+
+async def test_slack_429_storms_and_5xx_lose_nothing_and_keep_order(make_bot, slack_env, fake_model):
+    slack = slack_env
+    script(fake_model, ask=PORT_QUESTION)
+    bot = await make_bot(BotOptions(runtime=FAST, status_every_s=0))
+    slack.rate_limit("chat.postMessage", times=5, retry_after=1)
+    slack.server_error("chat.update", times=3, status=503)
+    thread = await start_thread(slack)
+
+    q = await posted(slack, thread, "Question")
+    slack.server_error("chat.postMessage", times=2, status=500)
+    slack.server_error("chat.update", times=2, status=500)
+    await slack.click(CHANNEL, q.response["ts"], q.arg("blocks")[-2]["elements"][0]["action_id"], user="U0BOB")
+    answered = await slack.wait_for("chat.update", lambda c: "U0BOB" in str(c.body.get("blocks")),
+                                    ts=q.response["ts"])
+    assert "button" not in str(answered.arg("blocks"))
+    slack.server_error("chat.postMessage", times=1, status=502)  # not retried by slack_sdk: the outbox's turn
+    await posted(slack, thread, "Done: the goal is achieved")
+
+    shown = texts(slack, thread)
+    at = in_order(shown, ["Started", "Question", "Round 1:", "Done: the goal is achieved"])
+    assert at == sorted(at), shown
+    assert sum("Done: the goal is achieved" in t for t in shown) == 1
+    key = ThreadKey("T0001", CHANNEL, thread)
+    assert (await bot.store.get_thread(key)).state == "done"
+    status_ts = (await bot.store.get_thread(key)).status_ts
+    await slack.wait_until(lambda: "Done" in (slack.message(CHANNEL, status_ts) or {}).get("text", ""),
+                           what="the status message showing Done")
+    assert not await bot.store.pending_outbox()
+
+
+async def test_a_failed_post_holds_back_the_rest_of_its_thread(slack_env, tmp_path, monkeypatch):
+    """A 502 (not retried by slack_sdk) on the first of three queued notices: the outbox retries it
+    later, and the two after it wait for it instead of overtaking it."""
+    slack = slack_env
+    monkeypatch.setenv("FLOWER_HOME", str(tmp_path / "home"))
+    event = slack.mention(CHANNEL, "hello")  # a thread to post into
+    key = ThreadKey("T0001", CHANNEL, event["ts"])
+    store = BotStore(tmp_path / "bot.db")
+    outbox = Outbox(store, web_client(load_config(dotenv=None)))
+    try:
+        for n in (1, 2, 3):
+            await outbox.send(key, "note", f"note:{n}", f"notice {n}")
+        slack.server_error("chat.postMessage", times=1, status=502)
+        outbox.start()
+        await slack.wait_until(lambda: sum(t.startswith("notice") for t in texts(slack, key.thread_ts)) == 3,
+                               what="the three notices posted")
+        assert [t for t in texts(slack, key.thread_ts) if t.startswith("notice")] == ["notice 1", "notice 2",
+                                                                                      "notice 3"]
+        assert (await store.outbox_item("note:1")).attempts == 1  # it did fail once
+    finally:
+        await outbox.close()
+        await store.aclose()
