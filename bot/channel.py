@@ -72,14 +72,22 @@ class SlackTransport:
         post_question: PostQuestion,
         close_question: CloseQuestion | None = None,
         stopping: Callable[[], bool] = lambda: False,
+        replay_before: float | None = None,
     ) -> None:
         self.thread = ThreadKey(*thread)
         self.store, self.answers = store, answers
         self.post_question, self.close_question, self.stopping = post_question, close_question, stopping
+        self.replay_before = replay_before
 
     async def ask(self, q: Question) -> Answer:
-        """Ask ``q`` in the thread (once across restarts) and wait for its answer."""
-        early = await self._taken(q.key)
+        """Ask ``q`` in the thread (once across restarts) and wait for its answer.
+
+        ``replay_before`` (a run resumed after a restart): an answer the run already took before
+        that moment is given back for the same question instead of asking again. A kill between
+        handing the answer to the CLI and the CLI recording it makes the resumed session ask the
+        same question; the person answered it once and is not asked twice.
+        """
+        early = await self._taken(q.key) or await self._replayed(q.key)
         if early is not None:
             return early
         deadline = None if q.timeout_s is None else time.time() + q.timeout_s
@@ -106,6 +114,14 @@ class SlackTransport:
             raise
         finally:
             self.answers.forget(self.thread, q.key, fut)
+
+    async def _replayed(self, key: str) -> Answer | None:
+        if self.replay_before is None:
+            return None
+        prior = await self.store.get_question((self.thread, key))
+        if prior is None or prior.answer is None or prior.consumed_at is None:
+            return None
+        return to_answer(prior) if prior.asked_at < self.replay_before else None
 
     async def _taken(self, key: str) -> Answer | None:
         """An answer given and not yet taken, now taken; None when there is none."""

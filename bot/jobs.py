@@ -61,6 +61,7 @@ class _Run:
     status_ts: str | None = None  # a status message to edit in place (a run resumed after a restart)
     ended: bool = False  # the flow returned: words said now go to bot.db's inbox for the next run
     queued_at: float = 0.0  # when the thread was queued: the "Queued" notice is said once per wait
+    resumed: bool = False  # started by resume_all: answers taken before this process are replayed
 
 
 class Jobs:
@@ -74,6 +75,7 @@ class Jobs:
         self._runs: dict[ThreadKey, _Run] = {}
         self._queue: list[ThreadKey] = []
         self._closing = False
+        self._started_at = time.time()  # answers taken before this moment may be replayed on resume
         self._follow_ups: set[asyncio.Task[None]] = set()
 
     # -- what listeners call -------------------------------------------------------------------
@@ -88,7 +90,8 @@ class Jobs:
         return ensure_workspace(self.config.home, key)
 
     async def start(self, key: ThreadKey, ask: str, *, by: str = "", new: bool = False,
-                    banner_key: str | None = None, status_ts: str | None = None) -> bool:
+                    banner_key: str | None = None, status_ts: str | None = None,
+                    resumed: bool = False) -> bool:
         """Queue a run for the thread; False when one is already going there (one run per thread).
 
         ``status_ts`` is the thread's status message to keep editing instead of posting a new one.
@@ -104,7 +107,7 @@ class Jobs:
             thread = await self.store.upsert_thread(key, workspace=folder_name(key), state="queued",
                                                     created_by=by or None)
         task = asyncio.create_task(self._run(key, ws, ask, new, banner_key), name=f"flower-run-{folder_name(key)}")
-        self._runs[key] = _Run(task, status_ts=status_ts, queued_at=thread.updated_at)
+        self._runs[key] = _Run(task, status_ts=status_ts, queued_at=thread.updated_at, resumed=resumed)
         return True
 
     async def stop(self, key: ThreadKey) -> bool:
@@ -160,7 +163,7 @@ class Jobs:
                                        ":arrows_counterclockwise: The bot restarted; confirming the requirement again.")
             # the same run goes on: its status message is edited in place, not posted a second time
             if await self.start(thread.key, ask, banner_key=f"restart:{thread.updated_at}",
-                                status_ts=thread.status_ts):
+                                status_ts=thread.status_ts, resumed=True):
                 count += 1
         return count
 
@@ -238,7 +241,8 @@ class Jobs:
                                    banner["text"], banner["blocks"])
         transport = SlackTransport(key, store=self.store, answers=self.answers, post_question=self._post_question,
                                    close_question=self._close_question,
-                                   stopping=lambda: run.stopping or self._closing)
+                                   stopping=lambda: run.stopping or self._closing,
+                                   replay_before=self._started_at if run.resumed else None)
         paths = starter_paths(engine_ws, isolate=isolate)
         run.runtime = rt = Runtime(workspace=engine_ws, run_dir=rd, workbench=paths.workbench, **self.options.runtime)
         feed = StatusFeed(key, store=self.store, client=self.client, outbox=self.outbox,

@@ -253,6 +253,8 @@ class FakeModel(LocalServer, RequestLog):
             if isinstance(cut, StreamError):
                 rec.outcome = "stream_error"
                 await response.write(sse.encode(sse.error_event(cut.error_type, cut.message)))
+            if cut is None:
+                rec.outcome = "reply"  # before the last byte: a client may look the moment it reads it
             await response.write_eof()
         except (ConnectionError, asyncio.CancelledError):
             rec.outcome = "dropped"
