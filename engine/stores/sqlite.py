@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -34,6 +33,7 @@ from claude_agent_sdk import (
     fold_session_summary,
 )
 
+from engine.stores.sqlite_file import SqliteFile
 from engine.stores.sqlite_db import StoreError, connect, immediate, store_error
 from engine.stores.sqlite_read import entry_context_tokens, last_context_tokens, session_exists
 
@@ -101,7 +101,7 @@ def _load_rows(conn: sqlite3.Connection, split: tuple[str, str, str]) -> list[An
     return out if seen_key else None
 
 
-class SqliteSessionStore(SessionStore):
+class SqliteSessionStore(SqliteFile, SessionStore):
     """The SDK ``SessionStore`` protocol, every optional method included, on one SQLite file.
 
     ``path`` (and its folder) is created on first use, not at construction, so the store can be
@@ -113,28 +113,13 @@ class SqliteSessionStore(SessionStore):
     """
 
     def __init__(self, path: str | Path, *, busy_timeout: float = 30.0) -> None:
-        self.path = Path(path)
-        self.busy_timeout = busy_timeout
-        self._conn: sqlite3.Connection | None = None
-        self._lock = threading.Lock()
+        super().__init__(path, busy_timeout=busy_timeout)
         self._last_mtime = 0
-
-    # -- plumbing ---------------------------------------------------------------------------
-
-    def _call(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn(conn, *args)`` under the lock on the lazily opened connection (worker thread)."""
-        with self._lock:
-            try:
-                if self._conn is None:
-                    self._conn = connect(self.path, self.busy_timeout)
-                return fn(self._conn, *args)
-            except sqlite3.Error as exc:
-                raise store_error(self.path, self.busy_timeout, exc) from exc
 
     def _query(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
         return self._call(lambda conn: conn.execute(sql, args).fetchall())
 
-    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+    async def _off_loop(self, fn: Callable[..., T], *args: Any) -> T:
         # Not abandoned on cancel: the caller waits for the thread, so no write lands unseen later.
         return await anyio.to_thread.run_sync(fn, *args)
 
@@ -156,7 +141,7 @@ class SqliteSessionStore(SessionStore):
     async def append(self, key: SessionKey, entries: list[SessionStoreEntry]) -> None:
         """Persist a batch in one transaction: all of it or, on any error, none of it."""
         if entries:
-            await self._run(self._append_sync, key, entries)
+            await self._off_loop(self._append_sync, key, entries)
 
     def _append_sync(self, key: SessionKey, entries: list[SessionStoreEntry]) -> None:
         rows = _serialize(key, entries)  # outside the lock: other tasks keep reading meanwhile
@@ -196,14 +181,14 @@ class SqliteSessionStore(SessionStore):
 
     async def load(self, key: SessionKey) -> list[SessionStoreEntry] | None:
         """Every entry of ``key`` in append order (fresh objects), or None if it was never written."""
-        return await self._run(self._load_sync, key)
+        return await self._off_loop(self._load_sync, key)
 
     def _load_sync(self, key: SessionKey) -> list[SessionStoreEntry] | None:
         return self._call(lambda conn: _load_rows(conn, _split(key)))
 
     async def list_sessions(self, project_key: str) -> list[SessionStoreListEntry]:
         """Main transcripts of ``project_key`` with their mtimes (epoch ms), in no set order."""
-        rows = await self._run(
+        rows = await self._off_loop(
             self._query, "SELECT session_id, mtime FROM meta WHERE project_key = ? AND subpath = ''",
             (project_key,),
         )
@@ -211,7 +196,7 @@ class SqliteSessionStore(SessionStore):
 
     async def list_session_summaries(self, project_key: str) -> list[SessionSummaryEntry]:
         """The summary sidecars of ``project_key``'s main transcripts, as the SDK folded them."""
-        rows = await self._run(
+        rows = await self._off_loop(
             self._query, "SELECT session_id, mtime, data FROM summaries WHERE project_key = ?",
             (project_key,),
         )
@@ -219,7 +204,7 @@ class SqliteSessionStore(SessionStore):
 
     async def delete(self, key: SessionKey) -> None:
         """Delete one key; deleting a main transcript also deletes its subkeys and its summary."""
-        await self._run(self._call, self._delete_txn, key)
+        await self._off_loop(self._call, self._delete_txn, key)
 
     def _delete_txn(self, conn: sqlite3.Connection, key: SessionKey) -> None:
         pk, sid, sub = _split(key)
@@ -234,7 +219,7 @@ class SqliteSessionStore(SessionStore):
 
     async def list_subkeys(self, key: SessionListSubkeysKey) -> list[str]:
         """The subpaths stored under a session (subagent transcripts), sorted; never the main one."""
-        rows = await self._run(
+        rows = await self._off_loop(
             self._query,
             "SELECT subpath FROM meta WHERE project_key = ? AND session_id = ? AND subpath <> '' "
             "ORDER BY subpath",
@@ -246,22 +231,7 @@ class SqliteSessionStore(SessionStore):
 
     async def has_session(self, session_id: str) -> bool:
         """True if a main transcript of ``session_id`` is stored, under any project key."""
-        rows = await self._run(
+        rows = await self._off_loop(
             self._query, "SELECT 1 FROM meta WHERE session_id = ? AND subpath = '' LIMIT 1", (session_id,)
         )
         return bool(rows)
-
-    def close(self) -> None:
-        """Close the connection now, with or without a running event loop (the Runtime closes sync).
-
-        Waits for an operation in flight to finish first. Closing twice is fine; a later call
-        simply reopens the file.
-        """
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
-
-    async def aclose(self) -> None:
-        """``close()`` without blocking the event loop while an operation finishes."""
-        await anyio.to_thread.run_sync(self.close)

@@ -8,6 +8,8 @@ keep every thread's notices in order.
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest_asyncio
 
 from bot.config import load_config
@@ -191,6 +193,10 @@ async def test_slack_429_storms_and_5xx_lose_nothing_and_keep_order(make_bot, sl
     status_ts = (await bot.store.get_thread(key)).status_ts
     await slack.wait_until(lambda: "Done" in (slack.message(CHANNEL, status_ts) or {}).get("text", ""),
                            what="the status message showing Done")
+    for _ in range(200):  # the post is visible in Slack a moment before the outbox records it
+        if not await bot.store.pending_outbox():
+            break
+        await asyncio.sleep(0.05)
     assert not await bot.store.pending_outbox()
 
 
