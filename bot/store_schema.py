@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from engine.stores.sqlite_db import StoreError
+from engine.stores.sqlite_db import StoreError, use_wal
 
 __all__ = ["SCHEMA", "VERSION", "connect"]
 
@@ -113,7 +113,7 @@ def connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
         ) from exc
     conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
     try:
-        conn.execute("PRAGMA journal_mode=WAL")
+        use_wal(conn, busy_timeout)
         # FULL, not NORMAL: an answer a person gave must survive even a power cut; writes are few.
         conn.execute("PRAGMA synchronous=FULL")
         (version,) = conn.execute("PRAGMA user_version").fetchone()

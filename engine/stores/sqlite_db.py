@@ -9,13 +9,14 @@ is the main transcript) with its mtime; ``entries`` has the transcript lines in 
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from engine.errors import FlowerError
 
-__all__ = ["SCHEMA", "StoreError", "connect", "immediate", "store_error"]
+__all__ = ["SCHEMA", "StoreError", "connect", "immediate", "store_error", "use_wal"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -77,6 +78,23 @@ def store_error(path: Path, busy_timeout: float | None, exc: sqlite3.Error) -> S
     )
 
 
+def use_wal(conn: sqlite3.Connection, busy_timeout: float) -> None:
+    """Switch ``conn`` to WAL, retrying while another connection holds the file.
+
+    Two connections opening a brand-new file at once can get "database is locked" here at once:
+    SQLite does not always run the busy handler for this lock upgrade (seen under load).
+    """
+    deadline = time.monotonic() + busy_timeout
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.02)
+
+
 def connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
     """Open (creating the folder and the tables if needed) ``path`` for the store: WAL, busy timeout.
 
@@ -93,7 +111,7 @@ def connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
         ) from exc
     conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
     try:
-        conn.execute("PRAGMA journal_mode=WAL")
+        use_wal(conn, busy_timeout)
         # NORMAL survives a crash of this process; the CLI wrote the transcript to local disk
         # before the SDK mirrored it here, so a power cut loses nothing unrecoverable.
         conn.execute("PRAGMA synchronous=NORMAL")
