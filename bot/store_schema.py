@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from engine.stores.sqlite_db import StoreError, use_wal
+from engine.stores.sqlite_db import StoreError, open_file
 
 __all__ = ["SCHEMA", "VERSION", "connect"]
 
@@ -104,18 +104,10 @@ def connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
     from any thread, the caller serializes access. Raises ``StoreError`` for the folder or a file
     written by a newer bot, ``sqlite3.Error`` for the file itself.
     """
+    # FULL, not NORMAL: an answer a person gave must survive even a power cut; writes are few.
+    conn = open_file(path, busy_timeout, synchronous="FULL",
+                     folder_fix="Set FLOWER_HOME to a writable folder.")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise StoreError(
-            f"cannot create the folder {str(path.parent)!r} for the bot's database ({exc}). Set "
-            "FLOWER_HOME to a writable folder."
-        ) from exc
-    conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
-    try:
-        use_wal(conn, busy_timeout)
-        # FULL, not NORMAL: an answer a person gave must survive even a power cut; writes are few.
-        conn.execute("PRAGMA synchronous=FULL")
         (version,) = conn.execute("PRAGMA user_version").fetchone()
         if version > VERSION:
             raise StoreError(

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from engine.errors import FlowerError
 
-__all__ = ["SCHEMA", "StoreError", "connect", "immediate", "store_error", "use_wal"]
+__all__ = ["SCHEMA", "StoreError", "connect", "immediate", "open_file", "store_error", "use_wal"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -95,26 +95,36 @@ def use_wal(conn: sqlite3.Connection, busy_timeout: float) -> None:
             time.sleep(0.02)
 
 
-def connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
-    """Open (creating the folder and the tables if needed) ``path`` for the store: WAL, busy timeout.
-
-    The connection is in autocommit mode (transactions are explicit, see ``immediate``) and may be
-    used from any thread; the caller serializes access. Raises ``StoreError`` for the folder,
-    ``sqlite3.Error`` for the file.
-    """
+def open_file(path: Path, busy_timeout: float, *, synchronous: str, folder_fix: str) -> sqlite3.Connection:
+    """Open ``path`` (creating its folder) in autocommit mode with WAL, a busy timeout and the
+    given ``synchronous`` level; usable from any thread (the caller serializes access). A folder
+    that cannot be made raises ``StoreError`` ending with ``folder_fix``."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise StoreError(
-            f"cannot create the folder {str(path.parent)!r} for the session database ({exc}). "
-            "Give the store a path in a writable folder."
-        ) from exc
+        raise StoreError(f"cannot create the folder {str(path.parent)!r} for {path.name} ({exc}). "
+                         + folder_fix) from exc
     conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
     try:
         use_wal(conn, busy_timeout)
-        # NORMAL survives a crash of this process; the CLI wrote the transcript to local disk
-        # before the SDK mirrored it here, so a power cut loses nothing unrecoverable.
-        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute(f"PRAGMA synchronous={synchronous}")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
+    """Open (creating the folder and the tables if needed) ``path`` for the session store.
+
+    Transactions are explicit (see ``immediate``). Raises ``StoreError`` for the folder,
+    ``sqlite3.Error`` for the file.
+    """
+    # NORMAL survives a crash of this process; the CLI wrote the transcript to local disk before
+    # the SDK mirrored it here, so a power cut loses nothing unrecoverable.
+    conn = open_file(path, busy_timeout, synchronous="NORMAL",
+                     folder_fix="Give the store a path in a writable folder.")
+    try:
         conn.executescript(f"BEGIN IMMEDIATE;{SCHEMA}COMMIT;")  # two processes may create it at once
     except BaseException:
         conn.close()

@@ -56,6 +56,7 @@ from engine.testing.match import (
 )
 from engine.testing.recorded import RecordedRequest, shown
 from engine.testing.replies import Reply, reply, text, tool_use
+from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE, WORKER
 from engine.testing.rules import Rule, Sequencing
 
 __all__ = [
@@ -104,6 +105,11 @@ __all__ = [
     "stream_error",
     "delay",
     "hold",
+    # the engine's roles in a request
+    "CLARIFIER",
+    "JUDGE",
+    "COORDINATOR",
+    "WORKER",
     # reading requests
     "shown",
     "system_text",

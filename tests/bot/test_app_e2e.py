@@ -14,13 +14,10 @@ from bot.jobs import BotOptions
 from bot.main import start_bot
 from bot.store import ThreadKey
 from engine import Resilience
-from engine.testing import hold, prompt_contains, system_contains, text, tool_use
+from engine.testing import hold, prompt_contains, text, tool_use
+from engine.testing.roles import CLARIFIER, JUDGE, COORDINATOR, WORKER
 from engine.workflow.starter import starter_paths
 
-CLARIFIER = system_contains("你只负责确认需求")
-JUDGE = system_contains("你是独立的判定者")
-COORDINATOR = system_contains("你是协调者")
-WORKER = system_contains("你是执行者")
 
 BRIEF = ("## 目标\n写一个 hello.txt\n## 验收标准\nhello.txt 内容是 hi\n## 边界\n只动 hello.txt\n"
          "## 未知与假设\n用 Python")

@@ -18,13 +18,10 @@ from bot.main import start_bot, web_client
 from bot.outbox import Outbox
 from bot.store import BotStore, ThreadKey
 from engine import Resilience
-from engine.testing import prompt_contains, system_contains, text, tool_use
+from engine.testing import prompt_contains, text, tool_use
 from engine.testing.faults import cut_stream, overloaded, prompt_too_long
+from engine.testing.roles import CLARIFIER, JUDGE, COORDINATOR, WORKER
 
-CLARIFIER = system_contains("你只负责确认需求")
-JUDGE = system_contains("你是独立的判定者")
-COORDINATOR = system_contains("你是协调者")
-WORKER = system_contains("你是执行者")
 BRIEF = ("## 目标\n写一个 hello.txt\n## 验收标准\nhello.txt 内容是 hi\n## 边界\n只动 hello.txt\n"
          "## 未知与假设\n端口 8080")
 GOAL = "## 目标\n工作区里有 hello.txt\n## 判定清单\n- hello.txt 存在"

@@ -20,12 +20,9 @@ from bot.main import EXIT_CONFIG, cleanup_worktrees, main, start_bot
 from bot.render_repo import DIFF_ACTION, PUSH_ACTION
 from bot.repo_threads import thread_slug
 from engine import Resilience
-from engine.testing import prompt_contains, system_contains, text, tool_use
+from engine.testing import prompt_contains, text, tool_use
+from engine.testing.roles import CLARIFIER, JUDGE, COORDINATOR, WORKER
 
-CLARIFIER = system_contains("你只负责确认需求")
-JUDGE = system_contains("你是独立的判定者")
-COORDINATOR = system_contains("你是协调者")
-WORKER = system_contains("你是执行者")
 GOAL = "## 目标\n文件写好并提交\n## 判定清单\n- 文件已提交"
 ACHIEVED = "## 结论\n达成\n## 理由\n都通过了\n## 未通过\n无"
 CHANNEL = "C0GENERAL"

@@ -12,11 +12,9 @@ import threading
 
 import pytest
 
-from engine.testing import hold, prompt_contains, system_contains, text, tool_use
+from engine.testing import hold, prompt_contains, text, tool_use
+from engine.testing.roles import CLARIFIER, JUDGE, COORDINATOR
 
-CLARIFIER = system_contains("你只负责确认需求")
-JUDGE = system_contains("你是独立的判定者")
-COORDINATOR = system_contains("你是协调者")
 BRIEF = ("## 目标\n写 hello\n## 验收标准\n有 hello\n## 边界\n无\n## 未知与假设\n用 {lang}")
 GOAL = "## 目标\n有 hello\n## 判定清单\n- 有 hello"
 ACHIEVED = "## 结论\n达成\n## 理由\n好\n## 未通过\n无"

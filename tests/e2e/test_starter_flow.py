@@ -10,13 +10,10 @@ import pytest
 from engine import Resilience, Runtime, starter_flow, wake_state
 from engine.core.manifest import read_manifest
 from engine.core.transports import ScriptedTransport
-from engine.testing import prompt_contains, system_contains, text, tool_use
+from engine.testing import prompt_contains, text, tool_use
+from engine.testing.roles import CLARIFIER, JUDGE, COORDINATOR, WORKER
 from engine.workflow.starter import starter_paths
 
-CLARIFIER = system_contains("你只负责确认需求")
-JUDGE = system_contains("你是独立的判定者")
-COORDINATOR = system_contains("你是协调者")
-WORKER = system_contains("你是执行者")
 
 BRIEF = ("## 目标\n写一个 hello.txt\n## 验收标准\nhello.txt 内容是 hi\n## 边界\n只动 hello.txt\n"
          "## 未知与假设\n用 {lang}")

@@ -1,15 +1,15 @@
 """Roles through the real CLI: a worker may run commands unattended, the coordinator may not."""
 
 from engine import Resilience, Runtime, coordinator, worker
-from engine.testing import system_contains, text, tool_use
+from engine.testing import COORDINATOR, WORKER, text, tool_use
 
 
 async def test_worker_runs_commands_and_the_coordinator_is_still_denied(fake_model, tmp_path):
     fake_model.rule(tool_use("Bash", {"command": "python3 -c \"open('made.txt','w').write('x')\""}),
-                    text("done"), when=system_contains("你是执行者"))
+                    text("done"), when=WORKER)
     fake_model.rule(tool_use("Bash", {"command": "touch main.txt"}),
                     tool_use("Agent", {"subagent_type": "coder", "description": "d", "prompt": "run it"}),
-                    text("ok"), when=system_contains("你是协调者"), repeat_last=True)
+                    text("ok"), when=COORDINATOR, repeat_last=True)
     spec = coordinator("协调者", "", {"coder": worker("runs commands", "do it")})
     assert "Bash" in spec.allowed_tools
     rt = Runtime(workspace=tmp_path, run_dir=tmp_path / "runs", workbench=True,
