@@ -33,6 +33,7 @@ from claude_agent_sdk import InMemorySessionStore
 
 from bench import mb, median, table
 from bench.transcripts import generate
+from engine.stores.sqlite import _load_rows, _split
 from engine.stores.prune import PrunePolicy, PruningSessionStore, prune_entries
 from engine.stores.sqlite import SqliteSessionStore
 from engine.stores.trim import EphemeralPolicy, TrimPolicy, expire_ephemeral, spill_results
@@ -187,9 +188,15 @@ def profile(n: int = 10_000) -> str:
         sql = ("SELECT e.data FROM meta m JOIN entries e ON e.key_id = m.id "
                "WHERE m.project_key = ? AND m.session_id = ? AND m.subpath = '' ORDER BY e.seq")
         spill_dir = store._spill_dir()
-        for _ in range(3):  # the same steps as SqliteSessionStore._load_sync and the passes
+        def fetch_all():
+            return store._call(lambda conn: conn.execute(sql, tuple(key.values())).fetchall())
+
+        def read_whole():  # the store's read before it parsed in chunks
+            return json.loads("[" + ",".join(d for (d,) in fetch_all()) + "]")
+
+        for _ in range(3):  # a whole read split into its stages, then the passes
             gc.collect()
-            rows = stage("SQLite query (fetch rows)", lambda: store._query(sql, tuple(key.values())))
+            rows = stage("SQLite query (fetch rows)", fetch_all)
             text = stage("join rows into one JSON array", lambda: "[" + ",".join(d for (d,) in rows) + "]")
             loaded = stage("json.loads", lambda: json.loads(text))
             del rows, text
@@ -201,8 +208,9 @@ def profile(n: int = 10_000) -> str:
                    for e in entries)
         del entries
         variants = {  # the read as the store does it, and the candidate fix for its memory peak
-            "as the store reads (fetchall, join, one json.loads)": lambda: store._load_sync(key),
+            "whole (fetchall, join, one json.loads)": read_whole,
             "chunked (fetchmany(200), one json.loads a chunk)": lambda: store._call(_chunked, sql, key),
+            "as the store reads now": lambda: store._call(_load_rows, _split(key)),
         }
         rows_out = []
         for name, fn in variants.items():

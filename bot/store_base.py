@@ -32,9 +32,6 @@ class StoreBase(SqliteFile):
     def _open(self) -> sqlite3.Connection:
         return connect(self.path, self.busy_timeout)
 
-    async def _rows(self, sql: str, *args: Any) -> list[tuple[Any, ...]]:
-        return await self._run(lambda conn: conn.execute(sql, args).fetchall())
-
     async def _changed(self, sql: str, *args: Any) -> bool:
         """Run one write statement (atomic on its own); True when it changed a row."""
         return await self._run(lambda conn: conn.execute(sql, args).rowcount > 0)

@@ -18,9 +18,9 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import anyio.to_thread
 from claude_agent_sdk import (
@@ -33,8 +33,8 @@ from claude_agent_sdk import (
     fold_session_summary,
 )
 
+from engine.stores.sqlite_db import StoreError, immediate
 from engine.stores.sqlite_file import SqliteFile
-from engine.stores.sqlite_db import StoreError, connect, immediate, store_error
 from engine.stores.sqlite_read import entry_context_tokens, last_context_tokens, session_exists
 
 __all__ = [
@@ -45,7 +45,6 @@ __all__ = [
     "session_exists",
 ]
 
-T = TypeVar("T")
 _JSON = {"separators": (",", ":")}
 
 
@@ -116,13 +115,6 @@ class SqliteSessionStore(SqliteFile, SessionStore):
         super().__init__(path, busy_timeout=busy_timeout)
         self._last_mtime = 0
 
-    def _query(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
-        return self._call(lambda conn: conn.execute(sql, args).fetchall())
-
-    async def _off_loop(self, fn: Callable[..., T], *args: Any) -> T:
-        # Not abandoned on cancel: the caller waits for the thread, so no write lands unseen later.
-        return await anyio.to_thread.run_sync(fn, *args)
-
     def _next_mtime(self, conn: sqlite3.Connection) -> int:
         """Storage write time in epoch ms, strictly increasing across every write to the file.
 
@@ -141,7 +133,8 @@ class SqliteSessionStore(SqliteFile, SessionStore):
     async def append(self, key: SessionKey, entries: list[SessionStoreEntry]) -> None:
         """Persist a batch in one transaction: all of it or, on any error, none of it."""
         if entries:
-            await self._off_loop(self._append_sync, key, entries)
+            # serialized in the worker thread but outside the lock: others keep reading meanwhile
+            await anyio.to_thread.run_sync(self._append_sync, key, entries)
 
     def _append_sync(self, key: SessionKey, entries: list[SessionStoreEntry]) -> None:
         rows = _serialize(key, entries)  # outside the lock: other tasks keep reading meanwhile
@@ -181,30 +174,23 @@ class SqliteSessionStore(SqliteFile, SessionStore):
 
     async def load(self, key: SessionKey) -> list[SessionStoreEntry] | None:
         """Every entry of ``key`` in append order (fresh objects), or None if it was never written."""
-        return await self._off_loop(self._load_sync, key)
-
-    def _load_sync(self, key: SessionKey) -> list[SessionStoreEntry] | None:
-        return self._call(lambda conn: _load_rows(conn, _split(key)))
+        return await self._run(_load_rows, _split(key))
 
     async def list_sessions(self, project_key: str) -> list[SessionStoreListEntry]:
         """Main transcripts of ``project_key`` with their mtimes (epoch ms), in no set order."""
-        rows = await self._off_loop(
-            self._query, "SELECT session_id, mtime FROM meta WHERE project_key = ? AND subpath = ''",
-            (project_key,),
-        )
+        rows = await self._rows(
+            "SELECT session_id, mtime FROM meta WHERE project_key = ? AND subpath = ''", project_key)
         return [{"session_id": sid, "mtime": mtime} for sid, mtime in rows]
 
     async def list_session_summaries(self, project_key: str) -> list[SessionSummaryEntry]:
         """The summary sidecars of ``project_key``'s main transcripts, as the SDK folded them."""
-        rows = await self._off_loop(
-            self._query, "SELECT session_id, mtime, data FROM summaries WHERE project_key = ?",
-            (project_key,),
-        )
+        rows = await self._rows(
+            "SELECT session_id, mtime, data FROM summaries WHERE project_key = ?", project_key)
         return [{"session_id": sid, "mtime": mtime, "data": json.loads(data)} for sid, mtime, data in rows]
 
     async def delete(self, key: SessionKey) -> None:
         """Delete one key; deleting a main transcript also deletes its subkeys and its summary."""
-        await self._off_loop(self._call, self._delete_txn, key)
+        await self._run(self._delete_txn, key)
 
     def _delete_txn(self, conn: sqlite3.Connection, key: SessionKey) -> None:
         pk, sid, sub = _split(key)
@@ -219,11 +205,10 @@ class SqliteSessionStore(SqliteFile, SessionStore):
 
     async def list_subkeys(self, key: SessionListSubkeysKey) -> list[str]:
         """The subpaths stored under a session (subagent transcripts), sorted; never the main one."""
-        rows = await self._off_loop(
-            self._query,
+        rows = await self._rows(
             "SELECT subpath FROM meta WHERE project_key = ? AND session_id = ? AND subpath <> '' "
             "ORDER BY subpath",
-            (key["project_key"], key["session_id"]),
+            key["project_key"], key["session_id"],
         )
         return [sub for (sub,) in rows]
 
@@ -231,7 +216,6 @@ class SqliteSessionStore(SqliteFile, SessionStore):
 
     async def has_session(self, session_id: str) -> bool:
         """True if a main transcript of ``session_id`` is stored, under any project key."""
-        rows = await self._off_loop(
-            self._query, "SELECT 1 FROM meta WHERE session_id = ? AND subpath = '' LIMIT 1", (session_id,)
-        )
+        rows = await self._rows(
+            "SELECT 1 FROM meta WHERE session_id = ? AND subpath = '' LIMIT 1", session_id)
         return bool(rows)

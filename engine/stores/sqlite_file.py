@@ -51,6 +51,10 @@ class SqliteFile:
         """``_call`` in a worker thread. Not abandoned on cancel: no write lands unseen later."""
         return await anyio.to_thread.run_sync(self._call, fn, *args)
 
+    async def _rows(self, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+        """All rows of one read statement, in a worker thread."""
+        return await self._run(lambda conn: conn.execute(sql, args).fetchall())
+
     def close(self) -> None:
         """Close the connection now, with or without a running event loop; waits for an
         operation in flight. Closing twice is fine; a later use reopens the file."""
