@@ -16,7 +16,7 @@ from pathlib import Path
 from aiohttp import web
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
-from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
+from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler, AsyncServerErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.app import build_app
@@ -68,10 +68,17 @@ class RunningBot:
         await self.store.aclose()
 
 
+MAX_RATE_LIMIT_RETRIES = 5
+MAX_SERVER_ERROR_RETRIES = 4  # slack_sdk's handler retries only 500 and 503; other 5xx: the outbox's retry
+
+
 def web_client(config: Config) -> AsyncWebClient:
-    """The Web API client: the bot token, ``SLACK_API_URL``, and 429s retried as Slack asks."""
-    return AsyncWebClient(token=config.bot_token, base_url=config.api_url,
-                          retry_handlers=[AsyncRateLimitErrorRetryHandler(max_retry_count=5)])
+    """The Web API client: the bot token, ``SLACK_API_URL``, 429s retried as long as Slack's
+    Retry-After says and 500/503 retried too: edits and quick calls have no outbox behind them,
+    so a short 5xx spell must not lose them."""
+    return AsyncWebClient(token=config.bot_token, base_url=config.api_url, retry_handlers=[
+        AsyncRateLimitErrorRetryHandler(max_retry_count=MAX_RATE_LIMIT_RETRIES),
+        AsyncServerErrorRetryHandler(max_retry_count=MAX_SERVER_ERROR_RETRIES)])
 
 
 async def start_bot(config: Config, *, options: BotOptions | None = None, resume: bool = True) -> RunningBot:

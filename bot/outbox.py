@@ -1,9 +1,9 @@
 """Posting to Slack: notices go through the store's outbox (each posted once, in order, retried);
 quick calls (reactions, ephemerals, edits) go straight to the Web API.
 
-Rate limits (429) and 500/503 are retried inside slack_sdk by its retry handlers on the client
-(``install_retries``); anything else that fails a post is retried a few times later, then given up
-(logged). A thread's notices keep their order: one that failed holds back the ones after it.
+Rate limits (429) and 500/503 are retried inside slack_sdk by the client's retry handlers
+(``bot.main.web_client``); anything else that fails a post is retried a few times later, then
+given up (logged). A thread's notices keep their order: one that failed holds back the ones after it.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from typing import Any
 
 import aiohttp
 from slack_sdk.errors import SlackApiError
-from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler, AsyncServerErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.store import BotStore, StoreError, ThreadKey
@@ -24,30 +23,14 @@ log = logging.getLogger(__name__)
 
 RETRY_AFTER_S = 5.0
 MAX_ATTEMPTS = 5
-MAX_RATE_LIMIT_RETRIES = 5
-MAX_SERVER_ERROR_RETRIES = 4  # slack_sdk's handler retries only 500 and 503; other 5xx: the outbox's retry
 NOTICE_EVENT = "flower_notice"  # message metadata type carrying the outbox key of each notice posted
-
-
-def install_retries(client: AsyncWebClient) -> AsyncWebClient:
-    """Make ``client`` retry 429s (as long as Slack's Retry-After says) and 500/503 answers itself.
-
-    Edits and quick calls have no outbox behind them, so a short 5xx spell must not lose them.
-    Handlers already installed (of the same type) are kept as they are; returns ``client``.
-    """
-    have = {type(h) for h in client.retry_handlers}
-    for handler in (AsyncRateLimitErrorRetryHandler(max_retry_count=MAX_RATE_LIMIT_RETRIES),
-                    AsyncServerErrorRetryHandler(max_retry_count=MAX_SERVER_ERROR_RETRIES)):
-        if type(handler) not in have:
-            client.retry_handlers.append(handler)
-    return client
 
 
 class Outbox:
     """Notices for threads: ``send`` queues in ``bot.db`` and wakes the sender task."""
 
     def __init__(self, store: BotStore, client: AsyncWebClient) -> None:
-        self.store, self.client = store, install_retries(client)
+        self.store, self.client = store, client
         self._kick = asyncio.Event()
         self._posted = asyncio.Condition()
         self._task: asyncio.Task[None] | None = None
