@@ -131,6 +131,10 @@ class Intake:
     async def start_over(self, key: ThreadKey, text: str, user: str, ts: str | None) -> None:
         """``/new …`` or the Start over button: stop, archive, then start fresh or ask what to do."""
         await self.jobs.stop(key)
+        for q in await self.store.close_questions(key):  # the old run's questions no longer take answers
+            if q.message_ts:
+                shown = render.closed_question_message(q.text, "Closed: the thread started over.", asked_by=q.asked_by)
+                await edit(self.client, key.channel, q.message_ts, shown["text"], shown["blocks"])
         if ts:
             await react(self.client, key.channel, ts)
         if text:
@@ -147,12 +151,14 @@ class Intake:
         await self.outbox.send(key, "ask_what", f"ask_what:{folder_name(key)}:{ts or user}:{time.time()}", ASK_WHAT)
 
     async def _answered(self, q: StoredQuestion, answer: str, user: str) -> None:
-        self.answers.deliver(q.thread, q.question_key, Answer("answered", answer, by=user))
+        delivered = self.answers.deliver(q.thread, q.question_key, Answer("answered", answer, by=user))
         # the run records the ts only after the post returns: a quick answer finds it in the outbox
         ts = q.message_ts or await self.store.sent_ts(controls.question_notice_key(q.thread, q.id))
         if ts:
             shown = render.answered_message(q.text, answer, user, asked_by=q.asked_by)
             await edit(self.client, q.thread.channel, ts, shown["text"], shown["blocks"])
+        if not delivered:  # nobody waits here: a run parked on this question picks up (and asks it again)
+            await self.jobs.unpark(q.thread)
 
     # -- clicks --------------------------------------------------------------------------------
 

@@ -33,6 +33,7 @@ from bot.render_notices import (
     wake_banner,
 )
 from bot.split import clip, escape, utf16_len
+from bot.store_records import ACTIVE_STATES as ACTIVE, ThreadState
 from engine.cli_view import human_tokens
 
 __all__ = [
@@ -64,11 +65,10 @@ STOP_ACTION = "flower_stop"
 NEW_ACTION = "flower_new"
 MAX_OPTIONS = 3 * MAX_ACTIONS_ELEMENTS  # more would bury the question; the rest can be typed
 REPLY_HINT = "Reply in this thread to answer in your own words"
-StatusState = Literal["idle", "queued", "running", "waiting", "done", "failed", "stopped"]
-ACTIVE = ("queued", "running", "waiting")
+StatusState = ThreadState  # the status line shows the thread's state
 _STATE = {
     "idle": "💤 Idle", "queued": "🕒 Queued", "running": "⏳ Running", "waiting": "💬 Waiting for an answer",
-    "done": "✅ Done", "failed": "❌ Failed", "stopped": "⏹️ Stopped",
+    "done": "✅ Done", "failed": "❌ Failed", "stopped": "⏹️ Stopped", "parked": "⏸️ Parked: waiting for an answer",
 }
 _USER_ID = re.compile(r"[UW][A-Z0-9]{2,}")
 

@@ -23,20 +23,26 @@ def deadline_note(wait_s: float | None, default: str | None) -> str | None:
         return None
     if default:
         return f"If nobody answers within {wait_words(wait_s)}, I'll go on with {default}."
-    return f"If nobody answers within {wait_words(wait_s)}, the run goes on with its best judgement."
+    return f"If nobody answers within {wait_words(wait_s)}, the run is parked until somebody does."
 
 
 def timed_out(wait_s: float | None, default: str | None) -> tuple[str, str]:
-    """(the closed question's note, plain; the thread's notice, mrkdwn) once the deadline passed unanswered.
+    """(the closed question's note, plain; the thread's notice, mrkdwn) once the run stopped waiting.
 
-    Without a default the engine tells the model nobody answered and it goes on with its best
-    judgement (recorded as an assumption); a later reply still reaches the run, or continues it.
+    With a default the deadline passed and the run goes on with it. Without one the wait was
+    ended by the run itself (its step was interrupted): a deadline parks the run instead (``parked``).
     """
+    if default is None:
+        return ("Closed without an answer: the run moved on.",
+                "⏱️ The question above was closed without an answer: the run moved on. Reply here to steer it.")
     within = f" in {wait_words(wait_s)}" if wait_s and wait_s > 0 else " in time"
-    if default:
-        return (f"No answer{within}: going on with {default}.",
-                f"⏱️ No answer{within}: going on with *{escape(clip(default, 300))}*.")
-    return (f"No answer{within}: the run went on with its best judgement.",
-            f"⏱️ No answer{within}: the question is closed and the run goes on with its best judgement "
-            "(written down as an assumption). Reply in this thread to correct it: your words reach the run, "
-            "or continue it once it is over.")
+    return (f"No answer{within}: going on with {default}.",
+            f"⏱️ No answer{within}: going on with *{escape(clip(default, 300))}*.")
+
+
+def parked(wait_s: float | None) -> str:
+    """The thread's notice when a question without a default went unanswered and the run was parked."""
+    within = f" in {wait_words(wait_s)}" if wait_s and wait_s > 0 else " in time"
+    return (f"⏸️ Parked: nobody answered the question above{within}, and the run cannot go on without it. "
+            "Answer it (a button, or a reply in this thread) and the run picks up where it stopped; "
+            "`/new` starts over instead.")

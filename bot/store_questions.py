@@ -148,3 +148,17 @@ class QuestionsMixin(StoreBase):
             cur = conn.execute(
                 "UPDATE questions SET consumed_at = ? WHERE id = ? AND consumed_at IS NULL", (self._now(), qid))
             return _get(conn, qid) if cur.rowcount == 1 else None
+
+    async def close_questions(self, thread: ThreadKey) -> list[Question]:
+        """Close every question of ``thread`` not taken yet (``/new``): a late click loses, a fresh run
+        asking the same question is asked anew; returns those that were still unanswered (oldest first)."""
+        return await self._run(self._close_all, ThreadKey(*thread))
+
+    def _close_all(self, conn: sqlite3.Connection, thread: ThreadKey) -> list[Question]:
+        where = "team = ? AND channel = ? AND thread_ts = ? AND consumed_at IS NULL"
+        with immediate(conn):
+            open_ = [Question.from_row(r) for r in
+                     conn.execute(f"{_SELECT} WHERE {where} AND answer IS NULL ORDER BY id", thread).fetchall()]
+            conn.execute(f"UPDATE questions SET consumed_at = ? WHERE {where}", (self._now(), *thread))
+        return open_
+

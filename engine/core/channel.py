@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,9 @@ log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_S = 1800.0
 
+# Called when a question with no default goes unanswered past its deadline (see HumanChannel).
+Park = Callable[[Question], None]
+
 class ChannelError(FlowerError, ValueError):
     """A HumanChannel was used in a way it cannot serve (e.g. amend() without amend_path)."""
 
@@ -65,6 +68,12 @@ class HumanChannel:
     the CLI's own limit still applies: ``MCP_TOOL_TIMEOUT``, 1e8 ms unless set). ``max_asks``
     caps the questions asked through this channel; past it ``ask`` returns ``nobody`` without
     asking. ``on_event`` may be set later (a workflow hands the channel its front end's callback).
+
+    ``park``: what to do when a question with no default goes unanswered past its deadline.
+    Without it the model hears that nobody answered and goes on with its best judgement (the
+    spec's behaviour). With it the channel calls ``park(question)`` and keeps waiting, telling the
+    model nothing: the front end is expected to end the run (cancel it) and resume it once
+    somebody answers; an answer that lands before the cancel is still taken.
     """
 
     def __init__(
@@ -77,6 +86,7 @@ class HumanChannel:
         timeout_s: float | None = DEFAULT_TIMEOUT_S,
         server_name: str = "human",
         on_event: OnEvent | None = None,
+        park: Park | None = None,
     ) -> None:
         if timeout_s is not None and timeout_s < 0:
             raise ChannelError(
@@ -86,6 +96,7 @@ class HumanChannel:
             raise ChannelError(f"max_asks must be >= 0 or None; got {max_asks!r}. Use None for no limit.")
         self.transport, self.log_path, self.amend_path = transport, log_path, amend_path
         self.max_asks, self.timeout_s, self.server_name, self.on_event = max_asks, timeout_s, server_name, on_event
+        self.park = park
         self.asks = 0  # questions asked so far (refused ones past max_asks do not count)
         self._inbox: list[tuple[str, str]] = []
 
@@ -141,6 +152,8 @@ class HumanChannel:
         if wait == 0:  # unattended run: never block on a person
             return Answer("nobody"), "timeout_s=0: not waiting"
         try:
+            if self.park is not None and q.default is None:
+                return await self._wait_or_park(q, wait)
             # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancel (Stop, shutdown)
             async with asyncio.timeout(wait):
                 return await self.transport.ask(q), ""
@@ -150,6 +163,21 @@ class HumanChannel:
         except Exception as exc:  # a broken front end must not end the run: nobody could be asked
             log.exception("transport %r failed to ask %r", self.transport, q.text)
             return Answer("nobody"), f"transport failed: {exc!r}"
+
+    async def _wait_or_park(self, q: Question, wait: float | None) -> tuple[Answer, str]:
+        """Wait for the answer; past ``wait`` call ``park`` once and go on waiting (never time out)."""
+        assert self.transport is not None and self.park is not None
+        pending = asyncio.ensure_future(self.transport.ask(q))
+        try:
+            done, _ = await asyncio.wait({pending}, timeout=wait)
+            if not done:
+                self._append_log(f"_(no answer in {span(wait or 0)}: the run is parked until someone answers)_\n\n")
+                self.park(q)
+            return await pending, "" if done else "answered after the run was parked"
+        finally:
+            if not pending.done():  # the run was cancelled (parked, stopped): let the transport tidy up
+                pending.cancel()
+                await asyncio.gather(pending, return_exceptions=True)
 
     def _emit(self, n: int, q: Question, a: Answer | None, phase: str) -> None:
         payload: dict[str, Any] = {

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.core.channel import HumanChannel
+from engine.core.channel import HumanChannel, Park
 from engine.core.lineage import LINEAGE_FILE, Lineage
 from engine.core.roles import coordinator, worker
 from engine.core.workbench import Workbench
@@ -98,6 +98,7 @@ def starter_flow(
     goal_name: str = "目标.md",
     log_name: str = "问答记录.md",
     transport: Any = None,
+    park: Park | None = None,
 ) -> Workflow:
     """Three steps that run as they are: confirm the requirement, set the goal, work.
 
@@ -106,6 +107,8 @@ def starter_flow(
     re-derived (else the judge keeps reading the old checklist), and handed straight to the
     coordinator (else it works by the old criteria and is judged by the new). ``transport``
     is how questions reach a person (``HumanChannel``); None means nobody can be asked.
+    ``park`` is the channel's hook for a question with no default left unanswered past its
+    deadline (the Slack bot parks the run); without it the run goes on on its best judgement.
     Raises ``ValueError`` for an empty ``ask`` on a fresh workspace, and for ``isolate=True``
     outside a git repository (before any money is spent).
     """
@@ -124,7 +127,7 @@ def starter_flow(
         raise ValueError(EMPTY_ASK)
     paths.workbench.ensure()
     ch = HumanChannel(transport=transport, log_path=paths.log, amend_path=paths.brief,
-                      max_asks=max_asks, timeout_s=timeout_s)
+                      max_asks=max_asks, timeout_s=timeout_s, park=park)
     if waking and said:
         ch.amend(said, label="唤醒时追加")
 

@@ -119,22 +119,58 @@ async def test_a_question_with_a_default_goes_on_with_it_when_its_deadline_passe
     assert (await bot.store.answered_unconsumed(key, "x")) is None
 
 
-async def test_a_question_without_a_default_closes_and_the_run_goes_on(make_bot, slack_env, fake_model):
+async def test_a_question_without_a_default_parks_the_run_until_it_is_answered(make_bot, slack_env, fake_model):
     slack = slack_env
     script(fake_model, ask=PORT_QUESTION)
-    bot = await make_bot(BotOptions(runtime=FAST, flow={"timeout_s": 0.05}, status_every_s=0))
+    bot = await make_bot(BotOptions(runtime=FAST, flow={"timeout_s": 0.5}, status_every_s=0))
     thread = await start_thread(slack)
+    key = ThreadKey("T0001", CHANNEL, thread)
 
     q = await posted(slack, thread, "Question")
-    assert "best judgement" in str(q.arg("blocks"))
-    closed = await slack.wait_for("chat.update", ts=q.response["ts"])
-    assert "No answer in 0.05 seconds" in str(closed.arg("blocks")) and "button" not in str(closed.arg("blocks"))
-    await posted(slack, thread, "Reply in this thread to correct it")
+    assert "the run is parked until somebody does" in str(q.arg("blocks"))
+    notice = await posted(slack, thread, "Parked: nobody answered the question above in 0.5 seconds")
+    assert "Answer it" in notice.body["text"] and "`/new`" in notice.body["text"]
+    thread_row = await bot.store.get_thread(key)
+    assert thread_row.state == "parked" and not bot.jobs.busy(key)
+    await slack.wait_for("chat.update", lambda c: "Parked" in (c.body.get("text") or ""), ts=thread_row.status_ts)
+    assert not model_saw(fake_model, CLARIFIER, "没有人回答")  # the model was told nothing: no assumption made
+    buttons = [e for b in slack.message(CHANNEL, q.response["ts"])["blocks"] for e in b.get("elements", [])
+               if e.get("type") == "button"]
+    assert [b["text"]["text"] for b in buttons] == ["8080", "9000"]  # still open: answering resumes the run
+
+    await bot.close()  # a parked thread stays parked across a restart: nothing resumes it but an answer
+    bot = await make_bot(BotOptions(runtime=FAST, flow={"timeout_s": 0.5}, status_every_s=0))
+    await asyncio.sleep(0.5)
+    assert (await bot.store.get_thread(key)).state == "parked" and not bot.jobs.busy(key)
+
+    await slack.click(CHANNEL, q.response["ts"], buttons[1]["action_id"], user="U0BOB")
     await posted(slack, thread, "Done: the goal is achieved")
-    assert model_saw(fake_model, CLARIFIER, "没有人回答")
-    assert (await bot.store.get_thread(ThreadKey("T0001", CHANNEL, thread))).state == "done"
-    # the closed question takes no late click: its message has no buttons left
-    assert "button" not in str(slack.message(CHANNEL, q.response["ts"]).get("blocks"))
+    assert model_saw(fake_model, CLARIFIER, "9000")  # the answer reached the resumed clarifier
+    assert (await bot.store.get_thread(key)).state == "done"
+    shown = texts(slack, thread)
+    assert sum("Question" in t for t in shown) == 1  # asked once, answered once
+    assert sum("Parked:" in t for t in shown) == 1
+
+
+async def test_new_in_a_parked_thread_closes_its_question_for_good(make_bot, slack_env, fake_model):
+    slack = slack_env
+    script(fake_model, ask=PORT_QUESTION)
+    bot = await make_bot(BotOptions(runtime=FAST, flow={"timeout_s": 0.2}, status_every_s=0))
+    thread = await start_thread(slack)
+    q = await posted(slack, thread, "Question")
+    await posted(slack, thread, "Parked:")
+    button = next(e for b in q.arg("blocks") for e in b.get("elements", []) if e.get("type") == "button")
+    stale = slack.click_payload(CHANNEL, q.response["ts"], button["action_id"], user="U0BOB")  # an old client's view
+
+    await slack.send_event(slack.user_message(CHANNEL, "/new", thread_ts=thread))
+    await posted(slack, thread, "Archived the last run")
+    closed = await slack.wait_for("chat.update", lambda c: "started over" in str(c.arg("blocks")), ts=q.response["ts"])
+    assert "button" not in str(closed.arg("blocks"))
+    key = ThreadKey("T0001", CHANNEL, thread)
+    assert await bot.store.pending_questions(key) == [] and (await bot.store.get_thread(key)).state == "idle"
+    await slack.socket.send("interactive", stale, timeout=15)
+    await slack.wait_for("chat.postEphemeral", lambda c: "closed" in (c.body.get("text") or ""))
+    assert not bot.jobs.busy(key)
 
 
 # -- model faults -----------------------------------------------------------------------------------

@@ -404,3 +404,17 @@ def test_duration(seconds: float, shown: str) -> None:
 @pytest.mark.parametrize(("usd", "shown"), [(0, "$0.00"), (0.004, "$0.004"), (0.1, "$0.10"), (12.345, "$12.35")])
 def test_cost(usd: float, shown: str) -> None:
     assert cost(usd) == shown
+
+
+def test_deadline_texts_say_what_happens_next() -> None:
+    from bot import render_deadline as rd
+
+    assert rd.deadline_note(None, "x") is None and rd.deadline_note(0, None) is None
+    assert rd.deadline_note(1800, "8080") == "If nobody answers within 30 minutes, I'll go on with 8080."
+    assert rd.deadline_note(3600, None) == "If nobody answers within 1 hour, the run is parked until somebody does."
+    assert rd.timed_out(90, "8080") == ("No answer in 1.5 minutes: going on with 8080.",
+                                        "⏱️ No answer in 1.5 minutes: going on with *8080*.")
+    assert "closed without an answer" in rd.timed_out(None, None)[1]
+    parked = rd.parked(1800)
+    assert parked.startswith("⏸️ Parked: nobody answered the question above in 30 minutes")
+    assert "Answer it" in parked and "`/new`" in parked

@@ -195,6 +195,21 @@ async def test_timed_out_question_refuses_a_late_answer(store: BotStore) -> None
     assert (await store.get_question(qid)).answer is None
 
 
+async def test_close_questions_closes_a_threads_untaken_questions_only(store: BotStore) -> None:
+    open_q = await store.add_question(T1, "k1", "which?", ["a", "b"])
+    answered = await store.add_question(T1, "k2", "why?")
+    assert await store.answer_question(answered, "because", "U0ALICE")
+    taken = await store.add_question(T1, "k3", "done?")
+    await store.consume_answer(taken)
+    other = await store.add_question(T2, "k1", "which?", ["a", "b"])
+    assert [q.id for q in await store.close_questions(T1)] == [open_q]  # the unanswered one, to update its message
+    assert await store.pending_questions(T1) == []
+    assert await store.answered_unconsumed(T1, "k2") is None  # a fresh run asking it again is asked anew
+    assert not await store.answer_question(open_q, "a", "U0BOB")
+    assert [q.id for q in await store.pending_questions(T2)] == [other]  # other threads untouched
+    assert await store.close_questions(T1) == []
+
+
 async def test_unknown_questions(store: BotStore) -> None:
     assert await store.get_question(12345) is None
     assert await store.get_question((T1, "nope")) is None

@@ -150,6 +150,49 @@ async def test_timeout_with_default_gives_the_default(tmp_path: Path) -> None:
     assert "**A**: b — _timeout; timeout after 0.05 s; default used_" in written
 
 
+async def test_park_is_called_once_past_the_deadline_and_the_ask_keeps_waiting(tmp_path: Path) -> None:
+    parked: list[Question] = []
+    t = ScriptedTransport()
+    ch = HumanChannel(transport=t, timeout_s=0.05, log_path=tmp_path / "qa.md", park=parked.append)
+    pending = asyncio.create_task(ch.ask("Which port?", asked_by="clarify"))
+    q = await t.next_question()
+    while not parked:
+        await asyncio.sleep(0.01)
+    assert parked == [q] and not pending.done() and t.waiting == [q]  # the model is told nothing yet
+    await asyncio.sleep(0.1)
+    assert len(parked) == 1  # once per question, not once per deadline
+    assert t.answer(q.key, "8080", by="erin")  # an answer before the front end ends the run is taken
+    assert await pending == Answer("answered", "8080", "erin")
+    written = (tmp_path / "qa.md").read_text(encoding="utf-8")
+    assert "no answer in 0.05 秒: the run is parked" in written
+    assert "**A**: 8080 — _answered by erin; answered after the run was parked_" in written
+
+
+async def test_a_parked_ask_cancelled_by_its_front_end_leaves_nothing_waiting(tmp_path: Path) -> None:
+    t = ScriptedTransport()
+    tasks: list[asyncio.Task] = []
+    ch = HumanChannel(transport=t, timeout_s=0.01, log_path=tmp_path / "qa.md",
+                      park=lambda q: tasks[0].cancel())  # the front end parks the run: it ends the task
+    tasks.append(asyncio.create_task(ch.ask("anyone?")))
+    with pytest.raises(asyncio.CancelledError):
+        await tasks[0]
+    assert t.waiting == []
+    assert (tmp_path / "qa.md").read_text(encoding="utf-8").endswith("**A**: (no answer) — _nobody; cancelled_\n\n")
+
+
+async def test_park_leaves_questions_with_a_default_and_unlimited_waits_alone() -> None:
+    parked: list[Question] = []
+    ch = HumanChannel(transport=ScriptedTransport(), timeout_s=0.02, park=parked.append)
+    assert await ch.ask("Which?", default="b") == Answer("timeout", "b")
+    t = ScriptedTransport()
+    ch = HumanChannel(transport=t, timeout_s=None, park=parked.append)
+    pending = asyncio.create_task(ch.ask("forever?"))
+    q = await t.next_question()
+    await asyncio.sleep(0.05)
+    t.answer(q.key, "yes")
+    assert (await pending).text == "yes" and parked == []
+
+
 async def test_timeout_zero_never_asks() -> None:
     t = ScriptedTransport(["would answer"])
     ch = HumanChannel(transport=t, timeout_s=0)
