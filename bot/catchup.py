@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.outbox import SLACK_FAILED
 from bot.store import BotStore, Thread
 
 log = logging.getLogger(__name__)
@@ -88,11 +89,12 @@ async def catch_up(threads: list[Thread], *, client: AsyncWebClient, intake: Mes
     for thread in threads:
         try:
             messages = await _replies(client, thread)
-        except SlackApiError as exc:
+        except SLACK_FAILED as exc:
+            why = exc.response.get("error") if isinstance(exc, SlackApiError) else repr(exc)
             log.warning("cannot read back thread %s in %s (%s); replies said there while the bot was "
-                        "stopped are not seen. Check the bot is in the channel and has the "
-                        "channels:history / groups:history scopes.", thread.key.thread_ts,
-                        thread.key.channel, exc.response.get("error"))
+                        "stopped are not seen. Check the bot is in the channel, has the "
+                        "channels:history / groups:history scopes and can reach Slack.", thread.key.thread_ts,
+                        thread.key.channel, why)
             continue
         for event in missed(thread, messages):
             await intake.message({"team_id": thread.key.team}, event)

@@ -8,6 +8,7 @@ in progress marked active, so the next start resumes it.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import sys
 from dataclasses import dataclass
@@ -81,8 +82,23 @@ def web_client(config: Config) -> AsyncWebClient:
         AsyncServerErrorRetryHandler(max_retry_count=MAX_SERVER_ERROR_RETRIES)])
 
 
-async def start_bot(config: Config, *, options: BotOptions | None = None, resume: bool = True) -> RunningBot:
-    """Wire and connect the bot; with ``resume``, every run in progress starts again by itself."""
+def freeze_gc() -> None:
+    """Move everything alive now (modules, the app, its clients) out of the garbage collector's view.
+
+    A full collection then scans only what runs create since: at 20 waiting runs the longest full
+    collection fell from ~106 ms to ~30 ms (bench/bot.py), and each one stops the event loop.
+    """
+    gc.collect()
+    gc.freeze()
+
+
+async def start_bot(config: Config, *, options: BotOptions | None = None, resume: bool = True,
+                    settle_gc: bool = False) -> RunningBot:
+    """Wire and connect the bot; with ``resume``, every run in progress starts again by itself.
+
+    ``settle_gc`` freezes what exists once connected (``freeze_gc``), before any run starts: the
+    command does it; tests, which start many bots in one process, do not.
+    """
     config.home.mkdir(parents=True, exist_ok=True)
     client = web_client(config)
     store = BotStore(config.db_path)
@@ -107,6 +123,8 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
         site = web.TCPSite(bot.web_runner, "0.0.0.0" if config.port else "127.0.0.1", config.port)
         await site.start()
         bot.port = bot.web_runner.addresses[0][1]
+    if settle_gc:
+        freeze_gc()
     if resume:
         resumed = await jobs.resume_all()
         if resumed:
@@ -117,7 +135,7 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
 
 async def serve(config: Config, *, options: BotOptions | None = None) -> None:
     """Run the bot until cancelled (Ctrl-C)."""
-    bot = await start_bot(config, options=options)
+    bot = await start_bot(config, options=options, settle_gc=True)
     where = "Socket Mode" if bot.socket else f"HTTP on port {bot.port} (/slack/events)"
     log.info("flower-bot connected via %s; workspaces in %s", where, config.home)
     try:

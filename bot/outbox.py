@@ -24,6 +24,11 @@ log = logging.getLogger(__name__)
 RETRY_AFTER_S = 5.0
 MAX_ATTEMPTS = 5
 NOTICE_EVENT = "flower_notice"  # message metadata type carrying the outbox key of each notice posted
+# What a Web API call raises when Slack could not be reached (a dropped network, a timeout): the
+# call may or may not have taken effect. With SlackApiError (Slack refused it): every failure.
+UNREACHABLE = (aiohttp.ClientError, OSError, asyncio.TimeoutError)
+SLACK_FAILED = (SlackApiError, *UNREACHABLE)
+EDIT_TRIES = 3
 
 
 class Outbox:
@@ -34,6 +39,7 @@ class Outbox:
         self._kick = asyncio.Event()
         self._posted = asyncio.Condition()
         self._task: asyncio.Task[None] | None = None
+        self._unsure: set[int] = set()  # items whose last post got no answer: Slack may have taken it
 
     def start(self) -> None:
         """Start the sender task (posts what an earlier process left queued too)."""
@@ -112,7 +118,7 @@ class Outbox:
         for thread, items in threads.items():
             try:
                 posted = await self._posted_keys(thread)
-            except (SlackApiError, aiohttp.ClientError, OSError, asyncio.TimeoutError) as exc:
+            except SLACK_FAILED as exc:
                 log.warning("could not read thread %s to find notices already posted: %s", thread, exc)
                 continue
             for item in items:
@@ -134,13 +140,29 @@ class Outbox:
         return found
 
     async def _post(self, item: Any) -> bool:
-        """Post one item; False when it failed (it is retried later, or given up after the last try)."""
+        """Post one item; False when it failed (it is retried later, or given up after the last try).
+
+        After a post that got no answer (the network dropped) the thread is read first: if Slack
+        took that post, it is only marked sent, not posted a second time.
+        """
+        if item.id in self._unsure:
+            try:
+                ts = (await self._posted_keys(item.thread)).get(item.dedupe_key)
+            except SLACK_FAILED as exc:
+                log.warning("could not read thread %s to check notice %r: %s", item.thread, item.dedupe_key, exc)
+                return False  # still unreachable: try again later, in order
+            self._unsure.discard(item.id)
+            if ts is not None:
+                await self.store.mark_sent(item.id, ts)
+                return True
         ok = False
         try:
             resp = await self.client.chat_postMessage(
                 channel=item.thread.channel, thread_ts=item.thread.thread_ts,
                 metadata={"event_type": NOTICE_EVENT, "event_payload": {"key": item.dedupe_key}}, **item.payload)
-        except (SlackApiError, aiohttp.ClientError, OSError, asyncio.TimeoutError) as exc:
+        except SLACK_FAILED as exc:
+            if isinstance(exc, UNREACHABLE):
+                self._unsure.add(item.id)
             again = time.time() + RETRY_AFTER_S if item.attempts + 1 < MAX_ATTEMPTS else None
             log.warning("posting %s %r failed (attempt %d): %s", item.kind, item.dedupe_key, item.attempts + 1, exc)
             await self.store.mark_failed(item.id, str(exc), again)
@@ -156,8 +178,8 @@ async def react(client: AsyncWebClient, channel: str, ts: str, name: str = "eyes
     """Add a reaction; one already there is fine (a redelivered event, a second reply)."""
     try:
         await client.reactions_add(channel=channel, timestamp=ts, name=name)
-    except SlackApiError as exc:
-        if exc.response.get("error") != "already_reacted":
+    except SLACK_FAILED as exc:
+        if not (isinstance(exc, SlackApiError) and exc.response.get("error") == "already_reacted"):
             log.warning("reactions.add %s on %s/%s failed: %s", name, channel, ts, exc)
 
 
@@ -165,16 +187,27 @@ async def ephemeral(client: AsyncWebClient, channel: str, user: str, text: str, 
     """A message only ``user`` sees (refusals, late clicks); failures are logged, not raised."""
     try:
         await client.chat_postEphemeral(channel=channel, user=user, text=text, thread_ts=thread_ts)
-    except SlackApiError as exc:
+    except SLACK_FAILED as exc:
         log.warning("chat.postEphemeral to %s in %s failed: %s", user, channel, exc)
 
 
 async def edit(client: AsyncWebClient, channel: str, ts: str, text: str,
                blocks: list[dict[str, Any]] | None = None) -> bool:
-    """Edit a message in place; False (logged) when Slack refused."""
-    try:
-        await client.chat_update(channel=channel, ts=ts, text=text, blocks=blocks or [])
-        return True
-    except SlackApiError as exc:
-        log.warning("chat.update of %s/%s failed: %s", channel, ts, exc)
-        return False
+    """Edit a message in place; False (logged) when Slack refused it or stayed unreachable.
+
+    An edit is best effort: it must not fail the run that made it. Being idempotent, it is tried
+    again (``EDIT_TRIES`` times in all) when the network dropped; 429 and 5xx are the client's.
+    """
+    for attempt in range(1, EDIT_TRIES + 1):
+        try:
+            await client.chat_update(channel=channel, ts=ts, text=text, blocks=blocks or [])
+            return True
+        except UNREACHABLE as exc:
+            if attempt == EDIT_TRIES:
+                log.warning("chat.update of %s/%s failed %d times: %s", channel, ts, attempt, exc)
+                return False
+            await asyncio.sleep(0.5 * attempt)
+        except SlackApiError as exc:
+            log.warning("chat.update of %s/%s failed: %s", channel, ts, exc)
+            return False
+    return False

@@ -17,7 +17,7 @@ from bot import controls, render, render_repo
 from bot.commands import RepoCommand
 from bot.config import Config
 from bot.git import RepoError
-from bot.outbox import Outbox, ephemeral
+from bot.outbox import SLACK_FAILED, Outbox, ephemeral
 from bot.repo_threads import thread_worktree
 from bot.repos import Bindings
 from bot.store_records import ThreadKey
@@ -76,12 +76,19 @@ class RepoIntake:
             if action == render_repo.PUSH_ACTION:
                 await self._push(key, user, wt)
             else:
-                result = await asyncio.to_thread(summary, wt)
-                await self.client.files_upload_v2(
-                    channel=channel, thread_ts=key.thread_ts, content=result.diff or "(no changes)\n",
-                    filename=f"{wt.branch.replace('/', '-')}.diff", title=f"Diff of {wt.branch}")
+                await self._upload_diff(key, channel, wt)
         except RepoError as exc:
             await self.outbox.send(key, "repo", f"repo-click:{action}:{time.time()}", f":x: {exc}")
+
+    async def _upload_diff(self, key: ThreadKey, channel: str, wt: Any) -> None:
+        result = await asyncio.to_thread(summary, wt)
+        try:
+            await self.client.files_upload_v2(
+                channel=channel, thread_ts=key.thread_ts, content=result.diff or "(no changes)\n",
+                filename=f"{wt.branch.replace('/', '-')}.diff", title=f"Diff of {wt.branch}")
+        except SLACK_FAILED as exc:  # say so in the thread, not in a log only
+            raise RepoError(f"the diff could not be uploaded ({exc}). Press Diff again in a moment, or run "
+                            "`git diff` in the thread's worktree.") from exc
 
     async def _push(self, key: ThreadKey, user: str, wt: Any) -> None:
         binding = await asyncio.to_thread(self.bindings.get, key.channel)

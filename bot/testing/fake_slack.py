@@ -160,6 +160,11 @@ class FakeSlack(Interactions):
         """The next `times` calls of `method` answer HTTP `status` (5xx)."""
         self.web.inject(method, Fault("http_error", times, status=status))
 
+    def no_answer(self, method: str, *, times: int = 1, after: bool = False) -> None:
+        """The next `times` calls of `method` get no answer: the connection is closed (a dropped
+        network). With `after`, the call takes effect first and only its answer is lost."""
+        self.web.inject(method, Fault("lost_answer" if after else "disconnect", times))
+
     def api_error(self, method: str, error: str, *, times: int = 1) -> None:
         """The next `times` calls of `method` answer 200 `{"ok": false, "error": error}`."""
         self.web.inject(method, Fault("api_error", times, error=error))

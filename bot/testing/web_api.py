@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import uuid
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -21,7 +23,7 @@ RESPONSE_URL_USES = 5  # Slack honours a response_url at most 5 times (within 30
 class Fault:
     """A planned failure of one method, used `times` times before the method works again."""
 
-    kind: Literal["rate_limited", "http_error", "api_error"]
+    kind: Literal["rate_limited", "http_error", "api_error", "disconnect", "lost_answer"]
     times: int = 1
     retry_after: int = 1
     status: int = 500
@@ -100,6 +102,14 @@ class WebApi:
         args = await _read_args(request)
         token = _bearer(request) or args.pop("token", None)
         fault = self._take_fault(method)
+        if fault is not None and fault.kind in ("disconnect", "lost_answer"):
+            if fault.kind == "lost_answer":  # Slack did it; only its answer is lost on the way back
+                with contextlib.suppress(ApiError):
+                    self.methods.call(method, args, token)
+            self._record(method, args, request, token, 0, {})
+            assert request.transport is not None
+            request.transport.close()  # no answer at all: the client sees the connection drop
+            raise ConnectionResetError(f"fake Slack dropped the connection of {method} (an injected fault)")
         if fault is not None:
             status, body, headers = fault.answer()
         else:

@@ -233,6 +233,35 @@ async def test_slack_429_storms_and_5xx_lose_nothing_and_keep_order(make_bot, sl
     assert not await bot.store.pending_outbox()
 
 
+async def test_dropped_connections_to_slack_lose_nothing_and_post_nothing_twice(make_bot, slack_env, fake_model):
+    """No answer at all from Slack (the network dropped): edits are tried again, a reaction is let
+    go, and a notice whose post Slack took but whose answer was lost is not posted a second time."""
+    slack = slack_env
+    script(fake_model, ask=PORT_QUESTION)
+    bot = await make_bot(BotOptions(runtime=FAST, status_every_s=0))
+    slack.no_answer("reactions.add")
+    slack.no_answer("chat.postMessage", after=True)  # the acceptance reply: posted, its answer lost
+    thread = await start_thread(slack)
+
+    q = await posted(slack, thread, "Question")
+    slack.no_answer("chat.update", times=2)  # the question's edit after the click: tried again
+    slack.no_answer("chat.postMessage", times=1)  # a later notice: not posted, then posted
+    await slack.click(CHANNEL, q.response["ts"], q.arg("blocks")[-2]["elements"][0]["action_id"], user="U0BOB")
+    answered = await slack.wait_for("chat.update", lambda c: "U0BOB" in str(c.body.get("blocks")),
+                                    ts=q.response["ts"])
+    assert "button" not in str(answered.arg("blocks"))
+    await posted(slack, thread, "Done: the goal is achieved")
+
+    key = ThreadKey("T0001", CHANNEL, thread)
+    assert (await bot.store.get_thread(key)).state == "done"  # a dropped edit does not fail the run
+    shown = texts(slack, thread)
+    assert sum("Started" in t for t in shown) == 1, shown  # Slack took it once: it is not posted again
+    at = in_order(shown, ["Started", "Question", "Round 1:", "Done: the goal is achieved"])
+    assert at == sorted(at), shown
+    dropped = [c for c in slack.calls() if c.status == 0]
+    assert {c.method for c in dropped} == {"reactions.add", "chat.postMessage", "chat.update"}
+
+
 async def test_a_failed_post_holds_back_the_rest_of_its_thread(slack_env, tmp_path, monkeypatch):
     """A 502 (not retried by slack_sdk) on the first of three queued notices: the outbox retries it
     later, and the two after it wait for it instead of overtaking it."""
