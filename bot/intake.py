@@ -69,16 +69,28 @@ class Intake:
             return
         if await self.store.get_thread(key) is not None:
             await self.words(key, event.get("text", ""), user, ts)
+        else:
+            said = parse(event.get("text", ""))
+            if said.text:
+                await self.begin(key, said.text, user, ts, new=said.new)
+            else:
+                await self.outbox.send(key, "hint", f"hint:{channel}:{ts}", EMPTY_MENTION)
+        await self._files_note(key, event)
+
+    async def _files_note(self, key: ThreadKey, event: dict[str, Any]) -> None:
+        """Files shared with the words are not read: the thread is told what to do instead."""
+        files = event.get("files") or []
+        if not files:
             return
-        said = parse(event.get("text", ""))
-        if not said.text:
-            await self.outbox.send(key, "hint", f"hint:{channel}:{ts}", EMPTY_MENTION)
-            return
-        await self.begin(key, said.text, user, ts, new=said.new)
+        names = [str(f.get("name") or f.get("title") or f.get("id") or "file") for f in files]
+        known = await self.store.get_thread(key) is not None
+        note = render.attachments_note(names, str(self.jobs.workspace(key)) if known else None)
+        await self.outbox.send(key, "files", f"files:{key.channel}:{event['ts']}", note)
 
     async def message(self, body: dict[str, Any], event: dict[str, Any]) -> None:
         """A plain message: only a reply in a thread the bot runs counts; the rest is ignored."""
-        if event.get("subtype") or event.get("bot_id") or not event.get("thread_ts") or not event.get("user"):
+        if event.get("subtype") not in (None, "file_share") or event.get("bot_id") or not event.get("thread_ts") \
+                or not event.get("user"):
             return  # edits, joins, other bots, top-level chatter: never ours to answer
         key = ThreadKey(body.get("team_id") or event.get("team", ""), event["channel"], event["thread_ts"])
         if await self.store.get_thread(key) is None or not await self._claim(body, event):
@@ -89,6 +101,7 @@ class Intake:
                             self._refusal(event["user"], event["channel"]), thread_ts=event["thread_ts"])
             return
         await self.words(key, event.get("text", ""), event["user"], event["ts"])
+        await self._files_note(key, event)
 
     async def begin(self, key: ThreadKey, ask: str, user: str, ts: str, *, new: bool = False) -> None:
         """Start the thread's first run: reaction, acceptance reply with the workspace, the run."""

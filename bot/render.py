@@ -219,3 +219,12 @@ def refusal(user_id: str, *, reason: Literal["user", "channel"] = "user") -> Pay
         text = (f"Sorry {mention(user_id)}, you're not on this bot's list of allowed users. Ask whoever runs "
                 "it to add your member ID to FLOWER_ALLOWED_USERS.")
     return {"text": text}
+
+
+def attachments_note(names: Sequence[str], workspace: str | None) -> str:
+    """Files shared in a thread are not opened: say so, and where to put them instead (mrkdwn)."""
+    shown = ", ".join(f"`{escape(clip(n, 80))}`" for n in list(names)[:5]) + (" …" if len(names) > 5 else "")
+    where = f" or copy it into the workspace (`{escape(workspace)}`)" if workspace else ""
+    return (f"📎 I don't open attachments ({shown}): paste the part that matters here{where} "
+            "and say so. Any words you wrote with it are taken as usual.")
+
