@@ -1,5 +1,6 @@
 """The bolt ``AsyncApp``: listeners only. Each one is acked by bolt (events before the listener
-runs, actions by our ``ack()`` first) and hands the work to ``bot.intake``.
+runs, actions by our ``ack()`` first; an answer click once it is recorded) and hands the work to
+``bot.intake``.
 
 bolt's self-event filter (on by default) drops the bot's own messages; ``Intake`` drops message
 subtypes (``message_changed`` fires for our own ``chat.update`` too) and other bots.
@@ -36,8 +37,7 @@ def build_app(config: Config, client: AsyncWebClient, intake: Intake) -> AsyncAp
 
     @app.action(re.compile(f"^{re.escape(render.ANSWER_PREFIX)}\\d+$"))
     async def on_answer(ack, body: dict) -> None:
-        await ack()
-        await intake.answer_click(body)
+        await intake.answer_click(body, ack)  # acks once the answer is recorded
 
     @app.action(render.STOP_ACTION)
     async def on_stop(ack, body: dict) -> None:

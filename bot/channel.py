@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from bot.store import BotStore, Question as StoredQuestion, ThreadKey
-from engine.core.transports import Answer, Question
+from engine import Answer, Question
 
 log = logging.getLogger(__name__)
 

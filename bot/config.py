@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from engine import FlowerError
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,6 @@ from urllib.parse import urlsplit
 
 from dotenv import dotenv_values
 
-from engine.errors import FlowerError
 
 __all__ = ["AUTO", "Config", "ConfigError", "Mode", "load_config", "mask"]
 

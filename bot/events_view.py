@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 
 from bot.render import Payload, StatusState, event_payload, status_message
-from engine.core.events import Event
+from engine import Event
 
 _ROUND = re.compile(r"#round(\d+)")
 

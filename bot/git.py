@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import subprocess
+from engine import FlowerError
 from pathlib import Path
 
-from engine.errors import FlowerError
 
 GIT_TIMEOUT_S = 600.0
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
@@ -22,7 +23,7 @@ from bot.outbox import Outbox, edit, ephemeral, react
 from bot.repo_intake import RepoIntake
 from bot.store import BotStore, Question as StoredQuestion, ThreadKey
 from bot.threads import ThreadError, folder_name
-from engine.core.transports import Answer
+from engine import Answer
 
 log = logging.getLogger(__name__)
 
@@ -175,24 +176,30 @@ class Intake:
 
     # -- clicks --------------------------------------------------------------------------------
 
-    async def answer_click(self, body: dict[str, Any]) -> None:
-        """An option button: the first answer wins; a late or second click gets an ephemeral note."""
+    async def answer_click(self, body: dict[str, Any], ack: Callable[[], Awaitable[Any]]) -> None:
+        """An option button: the first answer wins; a late or second click gets an ephemeral note.
+
+        The answer is in ``bot.db`` before the click is acked: Slack never redelivers a click, so
+        an acked click must not be lost by a kill. Killed before that, the person sees the click
+        fail in Slack and clicks again.
+        """
         action, user = body["actions"][0], body["user"]["id"]
         channel = body["channel"]["id"]
         thread_ts = (body.get("message") or {}).get("thread_ts")
         parsed = render.parse_answer_value(action.get("value", ""))
-        if parsed is None:
-            return
-        qid, index = parsed
-        q = await self.store.get_question(qid)
-        if q is None or index >= len(q.options) or q.thread.channel != channel:
+        q = await self.store.get_question(parsed[0]) if parsed is not None else None
+        if parsed is None or q is None or parsed[1] >= len(q.options) or q.thread.channel != channel:
+            await ack()
             return
         if not self._allowed(user, channel):
+            await ack()
             await ephemeral(self.client, channel, user, self._refusal(user, channel), thread_ts=thread_ts)
             return
-        answer = q.options[index]
-        if not await self.store.answer_question(qid, answer, user):
-            now = await self.store.get_question(qid)
+        answer = q.options[parsed[1]]
+        won = await self.store.answer_question(q.id, answer, user)
+        await ack()
+        if not won:
+            now = await self.store.get_question(q.id)
             note = (render.stale_click_note(answer=now.answer, by_user_id=now.answered_by)
                     if now and now.answered else render.stale_click_note())
             await ephemeral(self.client, channel, user, note, thread_ts=thread_ts)

@@ -24,8 +24,8 @@ from bot.repo_threads import engine_workspace, mark_fresh, thread_wake_state
 from bot.run import ASK_FILE, BotOptions, Run, Runner
 from bot.store import BotStore, Thread, ThreadKey
 from bot.threads import ensure_workspace, folder_name, run_dir
+from engine import archive_run, starter_paths
 from engine.core.atomic import write_text_atomic
-from engine.workflow.starter import archive_run, starter_paths
 
 log = logging.getLogger(__name__)
 

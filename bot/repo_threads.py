@@ -13,9 +13,8 @@ from typing import Any
 from bot.repos import Binding, Bindings, fetch
 from bot.store_records import ThreadKey
 from bot.worktrees import Worktree, open_worktree, remove_worktree, slugify, worktree_at
-from engine.core.guard import isolated
 from bot.threads import run_dir
-from engine.workflow.starter import starter_paths, wake_state
+from engine import isolated, starter_paths, wake_state
 
 REPO_DIR = "repo"
 FRESH_MARK = ".repo-fresh"  # in run_dir: the next run opens a new branch (``/new`` without words)

@@ -27,11 +27,7 @@ from bot.status_feed import StatusFeed
 from bot.store import BotStore, Question as StoredQuestion, ThreadKey
 from bot.threads import folder_name, run_dir
 from bot.worktrees import summary as repo_summary
-from engine.core.events import Event
-from engine.core.runtime import Runtime
-from engine.core.transports import Question
-from engine.stores.sqlite_read import last_context_tokens
-from engine.workflow.starter import WORK_STEP, starter_flow, starter_paths
+from engine import WORK_STEP, Event, Question, Runtime, last_context_tokens, starter_flow, starter_paths
 
 ASK_FILE = "bot-ask.txt"  # the thread's request, kept so a restart can redo an unfinished clarify
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from engine import FlowerError
 from collections.abc import Callable
 
-from engine.errors import FlowerError
 
 __all__ = ["SplitError", "clip", "escape", "escaped_len", "split_text", "utf16_len"]
 

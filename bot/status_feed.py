@@ -17,7 +17,7 @@ from bot.events_view import RunStatus
 from bot.outbox import Outbox, edit
 from bot.store import BotStore, ThreadKey
 from bot.threads import folder_name
-from engine.core.events import Event
+from engine import Event
 
 
 class StatusFeed:

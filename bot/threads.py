@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from bot.store_records import ThreadKey
-from engine.errors import FlowerError
+from engine import FlowerError
 
 WORKSPACES = "workspaces"
 RUN_DIR = "runs"

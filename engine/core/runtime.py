@@ -12,12 +12,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine.core import signals
-from engine.core.agent import AgentSpec, HandoffPolicy, build_options
+from engine.core.agent import AgentSpec, HandoffPolicy
 from engine.core.attempt import AttemptHooks, AttemptOutcome, run_attempt
+from engine.core.attempt_options import attempt_options
 from engine.core.credentials import check_credentials, load_env
-from engine.core.detach import detached_cli
 from engine.core.events import Event, OnEvent, emit
-from engine.core.guard import merge_hooks, whitelist_guard, workbench_hooks
 from engine.core.handoff_writer import write_handoff
 from engine.core.manifest import MANIFEST_FILE, Manifest, StepResult
 from engine.core.resilience import Resilience
@@ -283,34 +282,7 @@ class Runtime:
             on_result=on_result,
             stop_requests=self._stops if watch_context and self._stops else asyncio.Queue(),
         )
-        out = await run_attempt(self._options(spec, session, fork, resume_at), prompt, hooks)
+        out = await run_attempt(attempt_options(self, spec, session, fork, resume_at), prompt, hooks)
         result.cost_usd = base_cost + out.cost_usd
         result.num_turns += out.num_turns
         return out
-
-    def _options(self, spec: AgentSpec, session: str | None, fork: bool, resume_at: str | None):
-        wb = self.workbench if spec.workbench else None
-        guards = None
-        if wb is not None:
-            guards = workbench_hooks(
-                wb, delegate_only=spec.delegate_only, spill_threshold=self.spill_threshold,
-                agents=spec.agents, allow_glance=spec.glance,
-            )
-        whitelist = None
-        if not spec.delegate_only:  # delegate_guard says "delegate" instead; two voices confuse
-            matcher = whitelist_guard(spec.allowed_tools, role=spec.name)
-            whitelist = {"PreToolUse": [matcher]} if matcher else None
-        opts = build_options(
-            spec, cwd=self.workspace, session_store=self.store, resume=session, fork=fork,
-            resume_at=resume_at, portable=self.portable,
-            prelude=wb.prompt_block() if wb is not None else "",
-            add_dirs=[str(wb.root)] if wb is not None and wb.external else None,
-        )
-        opts.hooks = merge_hooks(spec.hooks, guards, whitelist) or None
-        if self.handoff.enabled and spec.compact is None:
-            # Otherwise the CLI answers "prompt is too long" by compacting on its own, and the
-            # readable, editable handoff never happens (measured with CLI 2.1.332).
-            opts.env.setdefault("DISABLE_AUTO_COMPACT", "1")
-        if self.detach_cli:
-            opts.cli_path = str(detached_cli(self.run_dir))
-        return opts

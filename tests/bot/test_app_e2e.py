@@ -6,6 +6,9 @@ answer them; verdicts, the status line and the summary land in the thread.
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
+
 import pytest
 import pytest_asyncio
 
@@ -153,6 +156,33 @@ async def test_free_text_reply_answers_the_question(make_bot, slack_env, fake_mo
     await posted(slack, event["ts"], "Done")
     clar = [r for r in fake_model.message_requests if CLARIFIER(r.body)]
     assert any("Go, please" in t for _, t in clar[-1].tool_results)
+
+
+async def test_a_click_is_acked_only_once_its_answer_is_recorded(make_bot, slack_env, fake_model):
+    """Slack never redelivers a click: the ack must mean the answer is in bot.db (a kill after it
+    cannot lose the answer). Another connection holds bot.db's write lock for a moment: no ack
+    until the answer could be written."""
+    slack = slack_env
+    bot = await make_bot(CLARIFY_ONLY)
+    brief_only(fake_model, ask_first=True)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    await slack.send_event(event)
+    q_ts, q_call = await question(slack, event["ts"])
+    button = next(e for b in q_call.arg("blocks") for e in b.get("elements", []) if e.get("type") == "button")
+
+    locker = sqlite3.connect(bot.config.db_path, isolation_level=None)
+    locker.execute("BEGIN IMMEDIATE")
+    try:
+        clicked = await slack.click(CHANNEL, q_ts, button["action_id"], user="U0BOB")
+        await asyncio.sleep(0.5)
+        assert slack.socket.envelopes[clicked].ack is None  # the answer cannot be written yet: not acked
+    finally:
+        locker.execute("ROLLBACK")
+        locker.close()
+    await slack.wait_ack(clicked)
+    await posted(slack, event["ts"], "Done")
+    clar = [r for r in fake_model.message_requests if CLARIFIER(r.body)]
+    assert any("Python" in t for _, t in clar[-1].tool_results)
 
 
 async def test_duplicates_are_handled_once(make_bot, slack_env, fake_model):
