@@ -152,6 +152,28 @@ async def test_a_question_without_a_default_parks_the_run_until_it_is_answered(m
     assert sum("Parked:" in t for t in shown) == 1
 
 
+async def test_a_coordinator_parked_mid_work_resumes_on_a_reply_with_one_wake_banner(make_bot, slack_env, fake_model):
+    slack = slack_env
+    ask = tool_use("mcp__human__ask", {"question": "覆盖已有的 hello.txt 吗?"})
+    agent = tool_use("Agent", {"subagent_type": "coder", "description": "write hello", "prompt": "Write hello.txt."})
+    script(fake_model, coordinator=[ask, agent, text("round 1 done")])
+    bot = await make_bot(BotOptions(runtime=FAST, flow={"timeout_s": 0.5}, status_every_s=0))
+    thread = await start_thread(slack)
+    key = ThreadKey("T0001", CHANNEL, thread)
+
+    await posted(slack, thread, "Question: 覆盖")
+    await posted(slack, thread, "Parked:")
+    assert (await bot.store.get_thread(key)).state == "parked"
+    await slack.send_event(slack.user_message(CHANNEL, "覆盖吧", thread_ts=thread))  # a reply answers it
+    await posted(slack, thread, "Picking up where this left off")
+    await posted(slack, thread, "Done: the goal is achieved")
+    assert model_saw(fake_model, COORDINATOR, "覆盖吧")
+    shown = texts(slack, thread)
+    assert sum("Picking up where this left off" in t for t in shown) == 1
+    assert sum("Question: 覆盖" in t for t in shown) == 1
+    assert (await bot.store.get_thread(key)).state == "done"
+
+
 async def test_new_in_a_parked_thread_closes_its_question_for_good(make_bot, slack_env, fake_model):
     slack = slack_env
     script(fake_model, ask=PORT_QUESTION)
