@@ -171,8 +171,8 @@ class Intake:
         if ts:
             shown = render.answered_message(q.text, answer, user, asked_by=q.asked_by)
             await edit(self.client, q.thread.channel, ts, shown["text"], shown["blocks"])
-        if not delivered:  # nobody waits here: a run parked on this question picks up (and asks it again)
-            await self.jobs.unpark(q.thread)
+        if not delivered:  # nobody waits here: a run parked or stopped on it picks up (and asks it again)
+            await self.jobs.take_up(q.thread)
 
     # -- clicks --------------------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 ``bot.run`` is one run; this module decides when runs start and end. Stop cancels the task (the
 engine's lineage keeps the session, so a later word continues it); a parked run waits for its
-question's answer (``unpark``); a shutdown or a kill leaves the thread active, so the next start
+question's answer (``take_up``); a shutdown or a kill leaves the thread active, so the next start
 resumes it by itself, editing the same status message. Words said while a run is queued or ending
 wait in ``bot.db``'s inbox, so a restart does not lose them.
 """
@@ -29,12 +29,13 @@ from engine.core.atomic import write_text_atomic
 
 log = logging.getLogger(__name__)
 
+
 class Jobs:
     """The runs of every thread; ``start`` / ``stop`` / ``interrupt`` are safe from listeners."""
 
     def __init__(self, *, config: Config, store: BotStore, client: AsyncWebClient, outbox: Outbox,
                  answers: Answers, options: BotOptions | None = None) -> None:
-        self.config, self.store, self.client, self.outbox, self.answers = config, store, client, outbox, answers
+        self.config, self.store, self.outbox = config, store, outbox
         self._slots = asyncio.Semaphore(config.max_runs)
         self._runs: dict[ThreadKey, Run] = {}
         self._queue: list[ThreadKey] = []
@@ -67,14 +68,19 @@ class Jobs:
         if self.busy(key) or self._closing:
             return False
         ws = self.workspace(key)
-        if ask and (new or not thread_wake_state(ws)["waking"]):
-            write_text_atomic(run_dir(ws) / ASK_FILE, ask)
+        state, saved, words = thread_wake_state(ws), run_dir(ws) / ASK_FILE, ""
+        if ask and not new and not resumed and not state["waking"] and saved.exists():
+            # words for a stopped run still confirming the requirement: the request stays as it was,
+            # and the words reach the resumed clarifier as an interruption (not a new request)
+            words, ask = ask, saved.read_text(encoding="utf-8")
+        elif ask and (new or not state["waking"]):
+            write_text_atomic(saved, ask)
         thread = await self.store.get_thread(key)
         if thread is None or thread.state != "queued":  # still queued from before a restart: same place in line
             thread = await self.store.upsert_thread(key, workspace=folder_name(key), state="queued",
                                                     created_by=by or None)
         task = asyncio.create_task(self._run(key, ws, ask, new, banner_key), name=f"flower-run-{folder_name(key)}")
-        self._runs[key] = Run(task, status_ts=status_ts, queued_at=thread.updated_at, resumed=resumed)
+        self._runs[key] = Run(task, status_ts=status_ts, queued_at=thread.updated_at, resumed=resumed, words=words)
         return True
 
     async def stop(self, key: ThreadKey) -> bool:
@@ -110,7 +116,10 @@ class Jobs:
         """Archive the thread's brief, goal and lineage (``/new`` without words)."""
         ws = self.workspace(key)
         engine_ws, isolate = engine_workspace(ws)
-        archive_run(starter_paths(engine_ws, isolate=isolate), run_dir(ws))
+        archived = archive_run(starter_paths(engine_ws, isolate=isolate), run_dir(ws))
+        request = run_dir(ws) / ASK_FILE
+        if request.exists():  # the old request goes with its brief: the next words are a new one
+            request.replace(archived / ASK_FILE)
         if isolate:  # a bound thread: the next run gets a fresh branch; the old branch stays
             mark_fresh(ws, run_dir(ws))
 
@@ -122,12 +131,13 @@ class Jobs:
                 count += 1
         return count
 
-    async def unpark(self, key: ThreadKey) -> bool:
-        """Resume a thread parked on an unanswered question (now answered); False when it is not parked."""
+    async def take_up(self, key: ThreadKey) -> bool:
+        """Resume a parked or stopped thread whose open question was just answered (the resumed run
+        asks it again and gets that answer); False when the thread is not parked or stopped."""
         thread = await self.store.get_thread(ThreadKey(*key))
-        if thread is None or thread.state != "parked" or self.busy(thread.key):
+        if thread is None or thread.state not in ("parked", "stopped") or self.busy(thread.key):
             return False
-        return await self._resume(thread, banner_key=f"unpark:{thread.updated_at}", restarted=False)
+        return await self._resume(thread, banner_key=f"take-up:{thread.updated_at}", restarted=False)
 
     async def _resume(self, thread: Thread, *, banner_key: str, restarted: bool) -> bool:
         """Start the thread's run again where it stopped: the work step wakes, an unfinished clarify

@@ -14,6 +14,8 @@ import pytest_asyncio
 
 from bot.config import load_config
 from bot.jobs import BotOptions
+from bot.run import ASK_FILE
+from bot.threads import run_dir
 from bot.main import start_bot
 from bot.store import ThreadKey
 from engine import Resilience
@@ -357,6 +359,47 @@ async def test_stop_button_then_queue_place(make_bot, slack_env, fake_model):
     await posted(slack, two["ts"], "Done")  # the queued run got the slot
     assert (await bot.store.get_thread(ThreadKey("T0001", CHANNEL, one["ts"]))).state == "stopped"
     assert not [c for c in slack.calls("chat.postMessage", thread_ts=one["ts"]) if "Done" in (c.body.get("text") or "")]
+
+
+async def test_answering_a_stopped_runs_question_takes_the_run_up_again(make_bot, slack_env, fake_model):
+    slack = slack_env
+    bot = await make_bot(CLARIFY_ONLY)
+    brief_only(fake_model, ask_first=True)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    await slack.send_event(event)
+    key = ThreadKey("T0001", CHANNEL, event["ts"])
+    await question(slack, event["ts"])
+    await slack.click(CHANNEL, (await bot.store.get_thread(key)).status_ts, "flower_stop")
+    await posted(slack, event["ts"], "Stopped")
+
+    await slack.send_event(slack.user_message(CHANNEL, "Go", thread_ts=event["ts"]))  # answers the open question
+    await posted(slack, event["ts"], "Done")
+    clar = [r for r in fake_model.message_requests if CLARIFIER(r.body)]
+    assert any("Go" in t for _, t in clar[-1].tool_results)
+    assert sum("Question" in t for t in texts(slack, event["ts"])) == 1
+
+
+async def test_words_for_a_run_stopped_while_confirming_keep_the_request_and_reach_the_clarifier(
+        make_bot, slack_env, fake_model):
+    slack = slack_env
+    bot = await make_bot(CLARIFY_ONLY)
+    held = hold()
+    fake_model.rule(text(BRIEF, fault=held), when=CLARIFIER, name="first")
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    await slack.send_event(event)
+    key = ThreadKey("T0001", CHANNEL, event["ts"])
+    await held.arrived()
+    await slack.click(CHANNEL, (await bot.store.get_thread(key)).status_ts, "flower_stop")
+    await posted(slack, event["ts"], "Stopped")
+    held.release()
+    fake_model.rule(text(BRIEF), when=CLARIFIER)
+
+    await slack.send_event(slack.user_message(CHANNEL, "也要支持 Go", thread_ts=event["ts"]))
+    await posted(slack, event["ts"], "Done")
+    shown = [r.shown for r in fake_model.message_requests if CLARIFIER(r.body)][-1]
+    assert "写个 hello.txt" in shown and "也要支持 Go" in shown  # the request kept, the words delivered
+    saved = run_dir(bot.jobs.workspace(key)) / ASK_FILE
+    assert saved.read_text(encoding="utf-8") == "写个 hello.txt"
 
 
 async def test_rate_limited_post_is_retried_and_posted_once(make_bot, slack_env, fake_model):
