@@ -68,6 +68,7 @@ class Config:
     max_runs: int = 2
     admins: frozenset[str] = frozenset()
     socket_idle_s: float = 600.0  # no Socket Mode frame for this long: reconnect (0 turns the watchdog off)
+    question_wait_s: float = 1800.0  # then the run goes on with the question's default, or is parked
 
     @property
     def mode(self) -> Mode:
@@ -145,6 +146,8 @@ def load_config(environ: Mapping[str, str] | None = None, *, dotenv: str | Path 
         admins=_ids(env, "FLOWER_ADMINS", _USER_ID, "user", empty="have no admins"),
         socket_idle_s=_seconds(env, "FLOWER_SOCKET_IDLE_S", 600.0,
                                fix="how many seconds of Socket Mode silence force a reconnect (0: never)"),
+        question_wait_s=_seconds(env, "FLOWER_QUESTION_WAIT_S", 1800.0,
+                                 fix="how many seconds a question waits for an answer (0: runs never wait)"),
     )
 
 

@@ -97,8 +97,9 @@ class Runner:
                           every_s=self.options.status_every_s)
         events: asyncio.Queue[Event | None] = asyncio.Queue()
         try:
+            flow = {"timeout_s": self.config.question_wait_s, **self.options.flow}
             run.flow = wf = starter_flow(ask, workspace=engine_ws, run_dir=rd, new=new, isolate=isolate,
-                                         transport=transport, park=run.park, **self.options.flow)
+                                         transport=transport, park=run.park, **flow)
             if isolate:
                 share_worktree(wf)
             for item in await self.store.drain_inbox(key):  # said while queued, maybe before a restart

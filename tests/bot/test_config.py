@@ -30,6 +30,7 @@ def test_defaults() -> None:
     assert cfg.db_path == cfg.home / "bot.db"
     assert cfg.allowed_users == cfg.allowed_channels == cfg.admins == frozenset()
     assert cfg.max_runs == 2
+    assert cfg.question_wait_s == 1800.0
     assert cfg.user_allowed("U0ANYONE") and cfg.channel_allowed("C0ANY")
 
 
@@ -48,6 +49,8 @@ def test_defaults() -> None:
         ({"FLOWER_ALLOWED_USERS": ""}, "allowed_users", frozenset()),
         ({"FLOWER_ALLOWED_CHANNELS": "C0GENERAL,G0PRIV\nD0DM"}, "allowed_channels", {"C0GENERAL", "G0PRIV", "D0DM"}),
         ({"FLOWER_ADMINS": "U0ALICE"}, "admins", {"U0ALICE"}),
+        ({"FLOWER_QUESTION_WAIT_S": "7200"}, "question_wait_s", 7200.0),
+        ({"FLOWER_QUESTION_WAIT_S": "0"}, "question_wait_s", 0.0),
         ({"SLACK_APP_TOKEN": "", "SLACK_SIGNING_SECRET": SIGNING}, "mode", "http"),
         ({"SLACK_SIGNING_SECRET": SIGNING}, "mode", "socket"),  # both: Socket Mode wins
         ({"SLACK_BOT_TOKEN": f"  {BOT}\n"}, "bot_token", BOT),  # a pasted newline is forgiven
@@ -98,6 +101,8 @@ ERRORS = [
      "Channel ID", "'#general'"),
     ({"FLOWER_ALLOWED_CHANNELS": "U0ALICE"}, "FLOWER_ALLOWED_CHANNELS must list", "C…, G… or D…", "'U0ALICE'"),
     ({"FLOWER_ADMINS": "alice"}, "FLOWER_ADMINS must list Slack user ids", "have no admins", "'alice'"),
+    ({"FLOWER_QUESTION_WAIT_S": "30m"}, "FLOWER_QUESTION_WAIT_S must be a number of seconds", "default 1800",
+     "'30m'"),
 ]
 
 

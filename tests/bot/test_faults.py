@@ -119,10 +119,12 @@ async def test_a_question_with_a_default_goes_on_with_it_when_its_deadline_passe
     assert (await bot.store.answered_unconsumed(key, "x")) is None
 
 
-async def test_a_question_without_a_default_parks_the_run_until_it_is_answered(make_bot, slack_env, fake_model):
+async def test_a_question_without_a_default_parks_the_run_until_it_is_answered(
+        make_bot, slack_env, fake_model, monkeypatch):
     slack = slack_env
     script(fake_model, ask=PORT_QUESTION)
-    bot = await make_bot(BotOptions(runtime=FAST, flow={"timeout_s": 0.5}, status_every_s=0))
+    monkeypatch.setenv("FLOWER_QUESTION_WAIT_S", "0.5")  # the setting, end to end
+    bot = await make_bot(BotOptions(runtime=FAST, status_every_s=0))
     thread = await start_thread(slack)
     key = ThreadKey("T0001", CHANNEL, thread)
 
@@ -139,7 +141,7 @@ async def test_a_question_without_a_default_parks_the_run_until_it_is_answered(m
     assert [b["text"]["text"] for b in buttons] == ["8080", "9000"]  # still open: answering resumes the run
 
     await bot.close()  # a parked thread stays parked across a restart: nothing resumes it but an answer
-    bot = await make_bot(BotOptions(runtime=FAST, flow={"timeout_s": 0.5}, status_every_s=0))
+    bot = await make_bot(BotOptions(runtime=FAST, status_every_s=0))
     await asyncio.sleep(0.5)
     assert (await bot.store.get_thread(key)).state == "parked" and not bot.jobs.busy(key)
 
