@@ -4,11 +4,14 @@ Slack redelivers an event only for a short while, so a reply posted during a lon
 lost. At start the bot reads each recent thread from its ``last_seen_ts`` on
 (``conversations.replies``, scopes channels:history / groups:history) and hands every person's
 message to ``Intake.message``, the same path as a live reply: claimed by channel+ts first, so a
-late redelivery of the same message is not acted on twice.
+late redelivery of the same message is not acted on twice. A Slack that cannot be reached yet (a
+machine that just booted) is waited for.
 """
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import logging
 import time
 from decimal import Decimal, InvalidOperation
@@ -17,7 +20,7 @@ from typing import Any, Protocol
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.outbox import SLACK_FAILED
+from bot.outbox import UNREACHABLE
 from bot.store import BotStore, Thread
 
 log = logging.getLogger(__name__)
@@ -25,6 +28,7 @@ log = logging.getLogger(__name__)
 __all__ = ["RECENT_S", "catch_up", "missed", "recent_threads"]
 
 RECENT_S = 7 * 24 * 3600.0  # threads untouched for a week are not read back: one call each, rate-limited
+FIRST_WAIT_S, MAX_WAIT_S = 2.0, 60.0  # Slack unreachable at start: try again, backing off to once a minute
 
 
 class MessageIntake(Protocol):
@@ -59,7 +63,7 @@ def missed(thread: Thread, messages: list[dict[str, Any]]) -> list[dict[str, Any
         ts = _num(m.get("ts"))
         if ts is None or ts <= since or m.get("ts") == thread.key.thread_ts:
             continue
-        if m.get("subtype") or m.get("bot_id") or not m.get("user"):
+        if m.get("subtype") not in (None, "file_share") or m.get("bot_id") or not m.get("user"):
             continue  # edits, joins, the bot's own posts: never a person's words (as Intake.message)
         out.append({"type": "message", **m, "channel": thread.key.channel,
                     "thread_ts": m.get("thread_ts") or thread.key.thread_ts})
@@ -87,14 +91,23 @@ async def catch_up(threads: list[Thread], *, client: AsyncWebClient, intake: Mes
     """
     fed = 0
     for thread in threads:
-        try:
-            messages = await _replies(client, thread)
-        except SLACK_FAILED as exc:
-            why = exc.response.get("error") if isinstance(exc, SlackApiError) else repr(exc)
-            log.warning("cannot read back thread %s in %s (%s); replies said there while the bot was "
-                        "stopped are not seen. Check the bot is in the channel, has the "
-                        "channels:history / groups:history scopes and can reach Slack.", thread.key.thread_ts,
-                        thread.key.channel, why)
+        for attempt in itertools.count():
+            try:
+                messages = await _replies(client, thread)
+                break
+            except UNREACHABLE as exc:  # no network yet (a machine just booted): wait for it
+                wait = min(MAX_WAIT_S, FIRST_WAIT_S * 2 ** min(attempt, 6))
+                log.warning("cannot reach Slack to read back thread %s (%r); trying again in %g s",
+                            thread.key.thread_ts, exc, wait)
+                await asyncio.sleep(wait)
+            except SlackApiError as exc:
+                log.warning("cannot read back thread %s in %s (%s); replies said there while the bot was "
+                            "stopped are not seen. Check the bot is in the channel and has the "
+                            "channels:history / groups:history scopes.", thread.key.thread_ts,
+                            thread.key.channel, exc.response.get("error"))
+                messages = None
+                break
+        if messages is None:
             continue
         for event in missed(thread, messages):
             await intake.message({"team_id": thread.key.team}, event)

@@ -2,8 +2,10 @@
 quick calls (reactions, ephemerals, edits) go straight to the Web API.
 
 Rate limits (429) and 500/503 are retried inside slack_sdk by the client's retry handlers
-(``bot.main.web_client``); anything else that fails a post is retried a few times later, then
-given up (logged). A thread's notices keep their order: one that failed holds back the ones after it.
+(``bot.main.web_client``). A post Slack refused is retried a few times later, then given up
+(logged); a post that could not reach Slack is retried until it can, however long the network is
+down (backing off to once a minute). A thread's notices keep their order: one that failed holds
+back the ones after it.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from bot.store import BotStore, StoreError, ThreadKey
 log = logging.getLogger(__name__)
 
 RETRY_AFTER_S = 5.0
-MAX_ATTEMPTS = 5
+MAX_ATTEMPTS = 5  # for posts Slack refused; unreachable ones never run out
+MAX_RETRY_AFTER_S = 60.0
 NOTICE_EVENT = "flower_notice"  # message metadata type carrying the outbox key of each notice posted
 # What a Web API call raises when Slack could not be reached (a dropped network, a timeout): the
 # call may or may not have taken effect. With SlackApiError (Slack refused it): every failure.
@@ -34,8 +37,8 @@ EDIT_TRIES = 3
 class Outbox:
     """Notices for threads: ``send`` queues in ``bot.db`` and wakes the sender task."""
 
-    def __init__(self, store: BotStore, client: AsyncWebClient) -> None:
-        self.store, self.client = store, client
+    def __init__(self, store: BotStore, client: AsyncWebClient, *, retry_after_s: float = RETRY_AFTER_S) -> None:
+        self.store, self.client, self.retry_after_s = store, client, retry_after_s
         self._kick = asyncio.Event()
         self._posted = asyncio.Condition()
         self._task: asyncio.Task[None] | None = None
@@ -76,7 +79,7 @@ class Outbox:
                 if item is None or item.state != "pending":
                     return item.sent_ts if item is not None else None
                 try:  # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a cancel (close hangs)
-                    async with asyncio.timeout(RETRY_AFTER_S):
+                    async with asyncio.timeout(self.retry_after_s):
                         await self._posted.wait()
                 except TimeoutError:
                     pass  # look at the item again
@@ -85,7 +88,7 @@ class Outbox:
         await self._reconcile()
         while True:
             try:  # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a cancel (close hangs)
-                async with asyncio.timeout(RETRY_AFTER_S):
+                async with asyncio.timeout(self.retry_after_s):
                     await self._kick.wait()
             except TimeoutError:
                 pass  # look again for items whose retry time has come
@@ -161,9 +164,12 @@ class Outbox:
                 channel=item.thread.channel, thread_ts=item.thread.thread_ts,
                 metadata={"event_type": NOTICE_EVENT, "event_payload": {"key": item.dedupe_key}}, **item.payload)
         except SLACK_FAILED as exc:
-            if isinstance(exc, UNREACHABLE):
+            if isinstance(exc, UNREACHABLE):  # the network comes back: wait for it, never give up
                 self._unsure.add(item.id)
-            again = time.time() + RETRY_AFTER_S if item.attempts + 1 < MAX_ATTEMPTS else None
+                wait = min(MAX_RETRY_AFTER_S, self.retry_after_s * 2 ** min(item.attempts, 6))
+                again: float | None = time.time() + wait
+            else:
+                again = time.time() + self.retry_after_s if item.attempts + 1 < MAX_ATTEMPTS else None
             log.warning("posting %s %r failed (attempt %d): %s", item.kind, item.dedupe_key, item.attempts + 1, exc)
             await self.store.mark_failed(item.id, str(exc), again)
         else:

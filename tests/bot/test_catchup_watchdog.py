@@ -42,8 +42,9 @@ def test_missed_skips_bots_and_subtypes():
         {"ts": "100.4", "user": "U1", "subtype": "message_changed", "text": "an edit"},
         {"ts": "100.5", "subtype": "channel_join", "text": "joined"},
         {"ts": "100.6", "text": "no user"},
+        {"ts": "100.7", "user": "U1", "subtype": "file_share", "text": "with a file", "files": [{"id": "F1"}]},
     ])
-    assert [e["text"] for e in people] == ["mine"]
+    assert [e["text"] for e in people] == ["mine", "with a file"]  # a file's words count, as live
 
 
 @pytest.mark.parametrize(("last_seen", "ts_in", "ts_out"), [
@@ -71,6 +72,7 @@ async def test_a_reply_said_while_stopped_answers_the_pending_question_once(make
     await first.close()
 
     reply = slack.user_message(CHANNEL, "Go, please", thread_ts=thread_ts)  # said while stopped: no event
+    slack.no_answer("conversations.replies")  # and Slack cannot be reached at first (a machine just booted)
     second = await make_bot(CLARIFY_ONLY)
     updated = await slack.wait_for("chat.update", ts=q_ts)
     assert "Go, please" in str(updated.arg("blocks"))
@@ -79,6 +81,7 @@ async def test_a_reply_said_while_stopped_answers_the_pending_question_once(make
     assert any("Go, please" in t for _, t in clar[-1].tool_results)  # the model got the missed answer
     key = ThreadKey("T0001", CHANNEL, thread_ts)
     assert (await second.store.get_thread(key)).last_seen_ts == reply["ts"]
+    assert [c.status for c in slack.calls("conversations.replies")][0] == 0  # the dropped read was tried again
 
     # Slack's late redelivery of the same reply, and a third start: both find it already handled
     await second.catchup

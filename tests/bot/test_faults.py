@@ -15,7 +15,7 @@ import pytest_asyncio
 from bot.config import load_config
 from bot.jobs import BotOptions
 from bot.main import start_bot, web_client
-from bot.outbox import Outbox
+from bot.outbox import MAX_ATTEMPTS, Outbox
 from bot.store import BotStore, ThreadKey
 from engine import Resilience
 from engine.testing import prompt_contains, text, tool_use
@@ -305,6 +305,29 @@ async def test_a_failed_post_holds_back_the_rest_of_its_thread(slack_env, tmp_pa
         assert [t for t in texts(slack, key.thread_ts) if t.startswith("notice")] == ["notice 1", "notice 2",
                                                                                       "notice 3"]
         assert (await store.outbox_item("note:1")).attempts == 1  # it did fail once
+    finally:
+        await outbox.close()
+        await store.aclose()
+
+
+async def test_notices_wait_out_an_unreachable_slack_however_many_tries_it_takes(slack_env, tmp_path, monkeypatch):
+    """No answer from Slack more times than a refused post is tried (MAX_ATTEMPTS): the notices
+    are not given up, and go out once each, in order, when Slack answers again."""
+    slack = slack_env
+    monkeypatch.setenv("FLOWER_HOME", str(tmp_path / "home"))
+    event = slack.mention(CHANNEL, "hello")
+    key = ThreadKey("T0001", CHANNEL, event["ts"])
+    store = BotStore(tmp_path / "bot.db")
+    outbox = Outbox(store, web_client(load_config(dotenv=None)), retry_after_s=0.02)
+    try:
+        for n in (1, 2):
+            await outbox.send(key, "note", f"note:{n}", f"notice {n}")
+        slack.no_answer("chat.postMessage", times=MAX_ATTEMPTS + 2)
+        outbox.start()
+        await slack.wait_until(lambda: sum(t.startswith("notice") for t in texts(slack, key.thread_ts)) == 2,
+                               what="the two notices posted", timeout=30)
+        assert [t for t in texts(slack, key.thread_ts) if t.startswith("notice")] == ["notice 1", "notice 2"]
+        assert (await store.outbox_item("note:1")).attempts == MAX_ATTEMPTS + 2
     finally:
         await outbox.close()
         await store.aclose()
