@@ -70,9 +70,10 @@ def texts(slack, thread_ts):
     return [m.get("text", "") for m in slack.messages_in(CHANNEL, thread_ts)]
 
 
-async def posted(slack, thread_ts, needle, *, after=0):
+async def posted(slack, thread_ts, needle, *, after=0, timeout=60.0):
+    """The first post in the thread containing ``needle``; whole runs with faults take a while on a busy machine."""
     return await slack.wait_for("chat.postMessage", lambda c: needle in (c.body.get("text") or ""),
-                                after=after, thread_ts=thread_ts)
+                                after=after, thread_ts=thread_ts, timeout=timeout)
 
 
 async def start_thread(slack, words="写个 hello.txt"):
