@@ -27,8 +27,8 @@ RETRY_AFTER_S = 5.0
 MAX_ATTEMPTS = 5  # for posts Slack refused; unreachable ones never run out
 MAX_RETRY_AFTER_S = 60.0
 NOTICE_EVENT = "flower_notice"  # message metadata type carrying the outbox key of each notice posted
-# What a Web API call raises when Slack could not be reached (a dropped network, a timeout): the
-# call may or may not have taken effect. With SlackApiError (Slack refused it): every failure.
+# A Web API call that could not reach Slack (a dropped network, a timeout) raises one of these; it
+# may or may not have taken effect. SLACK_FAILED adds Slack refusing the call: every way one fails.
 UNREACHABLE = (aiohttp.ClientError, OSError, asyncio.TimeoutError)
 SLACK_FAILED = (SlackApiError, *UNREACHABLE)
 EDIT_TRIES = 3
