@@ -26,8 +26,9 @@ private slot semaphore (``Jobs._slots``): the one thing here not done through Sl
 Targets (at 20 runs): ack p99 < 100 ms, first reply p99 < 1 s, event-loop lag p99 < 50 ms.
 
 Every point is measured twice, side by side, with a fresh bot each: as ``flower-bot`` runs
-(``settle_gc``: what exists once connected is frozen out of the garbage collector's view) and
-with the interpreter's default collector; the report compares the two.
+(``settle_gc``: what exists once connected is frozen out of the garbage collector's view; at most
+``START_AT_ONCE`` CLIs starting at once, ``bot.start_gate``) and as the bot was before those two
+(the interpreter's default collector, every run's CLI started at once); the report compares them.
 """
 
 from __future__ import annotations
@@ -185,18 +186,18 @@ async def _probe(slack: Any, bot: Any, point: Point, lag: LagProbe, *, mentions:
     await asyncio.gather(*(bot.jobs.stop(k) for k in keys))  # queued runs: cancelled, never started
 
 
-async def _bench(points: list[int], mentions: int, replies: int, *, settle_gc: bool) -> list[Point]:
+async def _bench(points: list[int], mentions: int, replies: int, *, shipped: bool) -> list[Point]:
     """Every point with one bot; this process's environment and collector are restored afterwards."""
     saved = dict(os.environ)
     try:
-        return await _measure(points, mentions, replies, settle_gc=settle_gc)
+        return await _measure(points, mentions, replies, shipped=shipped)
     finally:
         os.environ.clear()
         os.environ.update(saved)  # the offline settings were for this benchmark only
         gc.unfreeze()
 
 
-async def _measure(points: list[int], mentions: int, replies: int, *, settle_gc: bool) -> list[Point]:
+async def _measure(points: list[int], mentions: int, replies: int, *, shipped: bool) -> list[Point]:
     from bot.config import load_config
     from bot.jobs import BotOptions
     from bot.main import start_bot
@@ -215,9 +216,9 @@ async def _measure(points: list[int], mentions: int, replies: int, *, settle_gc:
         fm.fallback(text("ok"))  # anything else the CLI asks on the side
         async with FakeSlack() as slack:
             env = {**slack.env(), "FLOWER_HOME": str(Path(tmp) / "home"), "FLOWER_MAX_RUNS": str(max_runs)}
-            bot = await start_bot(load_config(env, dotenv=None),
-                                  options=BotOptions(flow={"clarify_only": True}), resume=False,
-                                  settle_gc=settle_gc)
+            options = BotOptions(flow={"clarify_only": True}, **({} if shipped else {"start_at_once": None}))
+            bot = await start_bot(load_config(env, dotenv=None), options=options, resume=False,
+                                  settle_gc=shipped)
             lag, pauses = LagProbe(), GcPauses()
             try:
                 await slack.wait_connected()
@@ -246,7 +247,7 @@ async def _measure(points: list[int], mentions: int, replies: int, *, settle_gc:
                         await _probe(slack, bot, point, lag, mentions=mentions, replies=replies)
                     point.gc_full = pauses.pauses[gcs:]
                     got.append(point)
-                    print(f"  bot ({'settled' if settle_gc else 'default'} gc): {n} runs in progress measured",
+                    print(f"  bot ({'as shipped' if shipped else 'before'}): {n} runs in progress measured",
                           flush=True)
             finally:
                 await lag.stop()
@@ -328,30 +329,36 @@ def _report(got: list[Point]) -> str:
     ])
 
 
-def _compare(shipped: list[Point], default: list[Point]) -> str:
-    """The figures the collector moves, as shipped next to the default collector, and their ratio."""
+def _compare(shipped: list[Point], before: list[Point]) -> str:
+    """The figures the collector and the start gate move, as shipped next to before, and their ratio."""
+    def seconds(v: float) -> str:
+        return f"{v:.1f}"
+
     figures = [
-        ("ack p99 (ms)", lambda p: pct(p.acks, 0.99)),
-        ("first reply p99 (ms)", lambda p: pct(p.replies, 0.99)),
-        ("loop lag p99, probes (ms)", lambda p: pct(p.lag_busy, 0.99)),
-        ("loop lag p99, runs starting (ms)", lambda p: pct(p.lag_start, 0.99)),
-        ("longest full GC during the probes (ms)", lambda p: max(p.gc_full, default=0.0)),
+        ("ack p99 (ms)", lambda p: pct(p.acks, 0.99), _ms),
+        ("first reply p99 (ms)", lambda p: pct(p.replies, 0.99), _ms),
+        ("loop lag p99, probes (ms)", lambda p: pct(p.lag_busy, 0.99), _ms),
+        ("loop lag p99, runs starting (ms)", lambda p: pct(p.lag_start, 0.99), _ms),
+        ("loop lag max, runs starting (ms)", lambda p: max(p.lag_start), _ms),
+        ("time to start the runs (s)", lambda p: p.start_s, seconds),
+        ("longest full GC during the probes (ms)", lambda p: max(p.gc_full, default=0.0), _ms),
     ]
     rows = []
-    for a, b in zip(shipped, default):
-        for label, fn in figures:
+    for a, b in zip(shipped, before):
+        for label, fn, shown in figures:
             x, y = fn(a), fn(b)
-            rows.append([f"{a.runs} runs", label, _ms(x), _ms(y), f"{x / y:.2f}x" if y else "-"])
-    return table(["point", "figure", "settled gc", "default gc", "settled/default"], rows)
+            rows.append([f"{a.runs} runs", label, shown(x), shown(y), f"{x / y:.2f}x" if y else "-"])
+    return table(["point", "figure", "as shipped", "before", "shipped/before"], rows)
 
 
 def run(points: tuple[int, ...] = (0, 20, 50), mentions: int = 50, replies: int = 150) -> str:
-    """Measure each load point twice in one process (as shipped, then the default collector)."""
+    """Measure each load point twice in one process: as shipped, then as the bot was before."""
     pts = sorted({0, *points})
-    shipped = asyncio.run(_bench(pts, mentions, replies, settle_gc=True))
-    default = asyncio.run(_bench(pts, mentions, replies, settle_gc=False))
-    return "\n\n".join(["As `flower-bot` runs (settled gc)", _report(shipped),
-                        "Settled gc against the default collector, same points", _compare(shipped, default)])
+    shipped = asyncio.run(_bench(pts, mentions, replies, shipped=True))
+    before = asyncio.run(_bench(pts, mentions, replies, shipped=False))
+    return "\n\n".join(["As `flower-bot` runs (settled gc, start gate)", _report(shipped),
+                        "As shipped against before (default gc, no start gate), same points",
+                        _compare(shipped, before)])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,6 +22,7 @@ from bot.config import Config
 from bot.outbox import Outbox
 from bot.repo_threads import engine_workspace, mark_fresh, thread_wake_state
 from bot.run import ASK_FILE, BotOptions, Run, Runner
+from bot.start_gate import StartGate
 from bot.store import BotStore, Thread, ThreadKey
 from bot.threads import ensure_workspace, folder_name, run_dir
 from engine import archive_run, starter_paths
@@ -41,10 +42,11 @@ class Jobs:
         self._queue: list[ThreadKey] = []
         self._closing = False
         self._follow_ups: set[asyncio.Task[None]] = set()
+        options = options or BotOptions()
+        self._gate = StartGate(options.start_at_once) if options.start_at_once else None
         # answers taken before this process started may be replayed to a resumed run
         self._runner = Runner(config=config, store=store, client=client, outbox=outbox, answers=answers,
-                              options=options or BotOptions(), closing=lambda: self._closing,
-                              started_at=time.time())
+                              options=options, closing=lambda: self._closing, started_at=time.time())
 
     # -- what listeners call -------------------------------------------------------------------
 
@@ -177,7 +179,11 @@ class Jobs:
                 if key in self._queue:
                     self._queue.remove(key)
                 await self.store.set_state(key, "running")
-                await self._runner.go(run, key, ws, ask, new, banner_key)
+                started = await self._gate.enter() if self._gate is not None else (lambda: None)
+                try:
+                    await self._runner.go(run, key, ws, ask, new, banner_key, started)
+                finally:
+                    started()
         except asyncio.CancelledError:
             if run.parked is not None and not self._closing:
                 await self.store.set_state(key, "parked")

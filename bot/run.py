@@ -23,6 +23,7 @@ from bot.config import Config
 from bot.git import RepoError, remotes
 from bot.outbox import Outbox, edit
 from bot.repo_threads import engine_workspace, open_for_thread, share_worktree, thread_wake_state
+from bot.start_gate import START_AT_ONCE
 from bot.status_feed import StatusFeed
 from bot.store import BotStore, Question as StoredQuestion, ThreadKey
 from bot.threads import folder_name, run_dir
@@ -40,6 +41,7 @@ class BotOptions:
     runtime: dict[str, Any] = field(default_factory=dict)
     flow: dict[str, Any] = field(default_factory=dict)
     status_every_s: float = 3.0
+    start_at_once: int | None = START_AT_ONCE  # CLIs starting at once (``bot.start_gate``); None: no limit
 
 
 @dataclass
@@ -72,7 +74,9 @@ class Runner:
         self.config, self.store, self.client, self.outbox, self.answers = config, store, client, outbox, answers
         self.options, self.closing, self.started_at = options, closing, started_at
 
-    async def go(self, run: Run, key: ThreadKey, ws: Path, ask: str, new: bool, banner_key: str | None) -> None:
+    async def go(self, run: Run, key: ThreadKey, ws: Path, ask: str, new: bool, banner_key: str | None,
+                 started: Callable[[], None] = lambda: None) -> None:
+        """The run from start to summary; ``started()`` is called once its first CLI is up."""
         rd = run_dir(ws)
         try:  # a bound channel: the thread's own worktree and branch (git work off the event loop)
             saved = rd / ASK_FILE
@@ -107,8 +111,13 @@ class Runner:
             status_ts = await feed.open(run.status_ts)
             shower = asyncio.create_task(feed.follow(events))
             saying = asyncio.create_task(_say_once_running(rt, run.words)) if run.words else None
+            def on_event(event: Event) -> None:
+                if event.kind == "session":
+                    started()
+                events.put_nowait(event)
+
             try:
-                ctx = await wf.run(rt, on_event=events.put_nowait)
+                ctx = await wf.run(rt, on_event=on_event)
             finally:
                 run.ended = True
                 if saying is not None:

@@ -12,6 +12,7 @@ log = logging.getLogger(__name__)
 
 EventKind = Literal[
     "step",  # a workflow step starts: index, total, resumed, woke
+    "session",  # the CLI of a step's attempt is up and named its session: session_id
     "turn",  # the main thread finished an assistant message: context (tokens)
     "result",  # the CLI reported a result: cost_usd (cumulative for the step), num_turns
     "retry",  # a retryable failure: attempt, max_attempts, delay_s, kind, error

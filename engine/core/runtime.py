@@ -270,6 +270,7 @@ class Runtime:
             result.session_id = sid
             if self.on_session is not None:
                 self.on_session(sid)
+            emit(on_event, Event("session", result.step, {"session_id": sid}))
 
         def on_result(out: AttemptOutcome) -> None:
             result.cost_usd = base_cost + out.cost_usd

@@ -97,6 +97,8 @@ async def test_529_then_success_resumes_without_error_detail(fake_model, ws):
     assert r.ok and r.attempts == 2 and r.resumed and r.text == "banana"
     assert len(r.errors) == 1
     assert [e.kind for e in events].count("retry") == 1
+    sessions = [e.payload["session_id"] for e in events if e.kind == "session"]
+    assert sessions and set(sessions) == {r.session_id}  # each attempt's CLI named the one resumed session
     after = conversation(fake_model.message_requests[-1])
     assert "Overloaded" not in after and "529" not in after and "API Error" not in after
     assert "没有做完" in after  # the resume prompt, which carries no error detail
