@@ -40,6 +40,7 @@ class Jobs:
         self._slots = asyncio.Semaphore(config.max_runs)
         self._runs: dict[ThreadKey, Run] = {}
         self._queue: list[ThreadKey] = []
+        self._starting: set[ThreadKey] = set()  # threads inside start(), before their task exists
         self._closing = False
         self._follow_ups: set[asyncio.Task[None]] = set()
         options = options or BotOptions()
@@ -62,13 +63,23 @@ class Jobs:
     async def start(self, key: ThreadKey, ask: str, *, by: str = "", new: bool = False,
                     banner_key: str | None = None, status_ts: str | None = None,
                     resumed: bool = False) -> bool:
-        """Queue a run for the thread; False when one is already going there (one run per thread).
+        """Queue a run for the thread; False when one is already going or starting there (one run
+        per thread), or the bot is closing.
 
         ``status_ts`` is the thread's status message to keep editing instead of posting a new one.
         """
         key = ThreadKey(*key)
-        if self.busy(key) or self._closing:
+        if self.busy(key) or key in self._starting or self._closing:
             return False
+        self._starting.add(key)  # a second start for this thread (a reply and a click at once) stops here
+        try:
+            return await self._start(key, ask, by=by, new=new, banner_key=banner_key, status_ts=status_ts,
+                                     resumed=resumed)
+        finally:
+            self._starting.discard(key)
+
+    async def _start(self, key: ThreadKey, ask: str, *, by: str, new: bool, banner_key: str | None,
+                     status_ts: str | None, resumed: bool) -> bool:
         ws = self.workspace(key)
         state, saved, words = thread_wake_state(ws), run_dir(ws) / ASK_FILE, ""
         if ask and not new and not resumed and not state["waking"] and saved.exists():
@@ -81,6 +92,8 @@ class Jobs:
         if thread is None or thread.state != "queued":  # still queued from before a restart: same place in line
             thread = await self.store.upsert_thread(key, workspace=folder_name(key), state="queued",
                                                     created_by=by or None)
+        if self._closing:  # close() ran while this start awaited: the next start resumes the thread
+            return False
         task = asyncio.create_task(self._run(key, ws, ask, new, banner_key), name=f"flower-run-{folder_name(key)}")
         self._runs[key] = Run(task, status_ts=status_ts, queued_at=thread.updated_at, resumed=resumed, words=words)
         return True

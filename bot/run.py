@@ -108,14 +108,15 @@ class Runner:
                 share_worktree(wf)
             for item in await self.store.drain_inbox(key):  # said while queued, maybe before a restart
                 wf.channel.post(item.text, by=item.by)
+
+            def on_event(event: Event) -> None:
+                if event.kind == "session":
+                    started()  # the CLI is up: another run may start its own
+                events.put_nowait(event)
+
             status_ts = await feed.open(run.status_ts)
             shower = asyncio.create_task(feed.follow(events))
             saying = asyncio.create_task(_say_once_running(rt, run.words)) if run.words else None
-            def on_event(event: Event) -> None:
-                if event.kind == "session":
-                    started()
-                events.put_nowait(event)
-
             try:
                 ctx = await wf.run(rt, on_event=on_event)
             finally:

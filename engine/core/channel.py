@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ from engine.core.channel_texts import (  # noqa: F401  (re-exported: tests and f
     span,
 )
 from engine.core.events import Event, OnEvent, emit
+from engine.core.qa_log import answer_entry, parked_entry, question_entry
 from engine.core.transports import Answer, AnswerState, Question, Transport, question_key
 from engine.errors import FlowerError
 
@@ -134,15 +134,15 @@ class HumanChannel:
         n = self.asks
         wait = self.timeout_s if timeout_s is None else timeout_s
         q = Question(text, tuple(options), default, wait, asked_by=asked_by)
-        self._log_question(n, q)
+        self._append_log(question_entry(n, q))
         self._emit(n, q, None, "asked")
         try:
             answer, note = await self._wait(q, wait)
         except asyncio.CancelledError:  # the step was interrupted: close the question everywhere
-            self._log_answer(Answer("nobody"), "cancelled")
+            self._append_log(answer_entry(Answer("nobody"), "cancelled"))
             self._emit(n, q, Answer("nobody"), "cancelled")
             raise
-        self._log_answer(answer, note)
+        self._append_log(answer_entry(answer, note))
         self._emit(n, q, answer, "answered")
         return answer
 
@@ -171,7 +171,7 @@ class HumanChannel:
         try:
             done, _ = await asyncio.wait({pending}, timeout=wait)
             if not done:
-                self._append_log(f"_(no answer in {span(wait or 0)}: the run is parked until someone answers)_\n\n")
+                self._append_log(parked_entry(wait or 0))
                 self.park(q)
             return await pending, "" if done else "answered after the run was parked"
         finally:
@@ -201,20 +201,6 @@ class HumanChannel:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("a", encoding="utf-8") as f:
             f.write(text)
-
-    def _log_question(self, n: int, q: Question) -> None:
-        head = ", ".join(x for x in (time.strftime("%Y-%m-%d %H:%M:%S"), q.asked_by) if x)
-        lines = [f"### Q{n} ({head})", "", q.text.strip(), ""]
-        if q.options:
-            lines += [f"{i}. {o}" for i, o in enumerate(q.options, 1)] + [""]
-        if q.default is not None:
-            lines += [f"default: {q.default}", ""]
-        self._append_log("\n".join(lines) + "\n")
-
-    def _log_answer(self, a: Answer, note: str) -> None:
-        who = f"answered by {a.by}" if a.answered and a.by else a.state
-        detail = "; ".join(x for x in (who, note) if x)
-        self._append_log(f"**A**: {a.text.strip() or '(no answer)'} — _{detail}_\n\n")
 
     # -- the MCP tools --------------------------------------------------------------------
 

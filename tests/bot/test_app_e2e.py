@@ -402,6 +402,21 @@ async def test_words_for_a_run_stopped_while_confirming_keep_the_request_and_rea
     assert saved.read_text(encoding="utf-8") == "写个 hello.txt"
 
 
+async def test_two_starts_for_one_thread_at_once_make_one_run(make_bot, slack_env, fake_model):
+    """A reply and a click (or a take-up and a follow-up) may start a thread's run at the same moment."""
+    slack = slack_env
+    bot = await make_bot(CLARIFY_ONLY)
+    brief_only(fake_model)
+    event = slack.mention(CHANNEL, "写个 hello.txt")  # in the channel, not delivered: the starts come from here
+    key = ThreadKey("T0001", CHANNEL, event["ts"])
+    started = await asyncio.gather(bot.jobs.start(key, "写个 hello.txt"), bot.jobs.start(key, "写个 bye.txt"))
+    assert sorted(started) == [False, True]
+    await posted(slack, event["ts"], "Done")
+    await asyncio.sleep(0.5)
+    assert len([c for c in slack.calls("chat.postMessage", thread_ts=event["ts"])
+                if "Done" in (c.body.get("text") or "")]) == 1
+
+
 async def test_rate_limited_post_is_retried_and_posted_once(make_bot, slack_env, fake_model):
     slack = slack_env
     await make_bot(CLARIFY_ONLY)
