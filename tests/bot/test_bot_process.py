@@ -7,6 +7,7 @@ bot is ``python -m bot`` in its own process group, killed the way a service mana
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -193,6 +194,38 @@ async def test_sigkill_while_a_step_runs(bot_process, slack_env, fake_model, tmp
     with closing(sqlite3.connect(tmp_path / "home" / "bot.db")) as db:
         state = db.execute("SELECT state FROM threads WHERE team=? AND channel=? AND thread_ts=?", key).fetchone()
     assert state == ("done",)
+
+
+async def test_sigint_to_the_group_stops_the_bot_cleanly_and_the_run_resumes(bot_process, slack_env, fake_model,
+                                                                               tmp_path):
+    """A service manager's stop (systemd with KillSignal=SIGINT signals the whole group): the bot
+    exits by itself, promptly and with status 0, and its next start picks the run up."""
+    slack = slack_env
+    held = hold()
+    fake_model.rule(text(BRIEF), when=CLARIFIER)
+    fake_model.rule(text(GOAL), when=[JUDGE, prompt_contains("设定目标")], sequence="call", repeat_last=True)
+    fake_model.rule(text(ACHIEVED), when=[JUDGE, prompt_contains("判定这一轮")], sequence="call", repeat_last=True)
+    fake_model.rule(text("picked up after the restart"), when=[COORDINATOR, prompt_contains(WAKE_SILENT)])
+    fake_model.rule(text("round 1 done", fault=held), when=COORDINATOR)
+    bot_process.start()
+    await slack.wait_connected(1)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    thread = event["ts"]
+    await slack.send_event(event)
+    await held.arrived()
+    os.killpg(bot_process.proc.pid, signal.SIGINT)
+    try:
+        code = await asyncio.wait_for(asyncio.to_thread(bot_process.proc.wait), 30)
+    finally:
+        held.release()
+    assert code == 0, bot_process.logs()
+
+    mark = slack.mark()
+    bot_process.start()
+    await slack.wait_connected(2)
+    await posted(slack, thread, WOKE, after=mark)
+    await posted(slack, thread, "Done: the goal is achieved", timeout=180)
+    assert len(posts(slack, thread, "Done: the goal is achieved")) == 1
 
 
 async def test_a_notice_posted_just_before_a_kill_is_not_posted_again(slack_env, tmp_path):
