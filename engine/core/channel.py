@@ -28,6 +28,7 @@ from engine.core.channel_texts import (  # noqa: F401  (re-exported: tests and f
     INBOX_EMPTY,
     INBOX_HEAD,
     ASK_DESCRIPTION,
+    ASK_DESCRIPTION_PARKED,
     INBOX_DESCRIPTION,
     ASK_SCHEMA,
     span,
@@ -242,7 +243,7 @@ class HumanChannel:
         names the role in the Q&A log and events. Each call builds a fresh server.
         """
 
-        @tool("ask", ASK_DESCRIPTION, ASK_SCHEMA)
+        @tool("ask", ASK_DESCRIPTION if self.park is None else ASK_DESCRIPTION_PARKED, ASK_SCHEMA)
         async def ask_tool(args: dict[str, Any]) -> dict[str, Any]:
             if self.exhausted:  # checked here too so the model hears the limit, not "nobody"
                 return _tool_reply(LIMIT_TEXT.format(limit=self.max_asks))
@@ -261,7 +262,11 @@ class HumanChannel:
             lines = [f"- {by}: {text}" if by else f"- {text}" for text, by in notes]
             return _tool_reply("\n".join([INBOX_HEAD, *lines]))
 
-        return {self.server_name: create_sdk_mcp_server(self.server_name, tools=[ask_tool, inbox_tool])}
+        server = create_sdk_mcp_server(self.server_name, tools=[ask_tool, inbox_tool])
+        # The CLI (2.1.332) otherwise defers MCP tools behind ToolSearch: the model would see only
+        # the name, and have to load the schema (a turn) before it could ask anything.
+        server["alwaysLoad"] = True  # type: ignore[typeddict-unknown-key]  # the SDK passes it on
+        return {self.server_name: server}
 
     # -- inbox ----------------------------------------------------------------------------
 

@@ -22,6 +22,14 @@ ASK_DESCRIPTION = (
     "known; the person may still answer in their own words. If nobody answers in time the tool "
     "says so: then continue on your best judgement and record the assumption."
 )
+# With a front end that parks the run (HumanChannel(park=...)), a question without a default waits.
+ASK_DESCRIPTION_PARKED = (
+    "Ask the person who gave you this task a question and wait for the answer. Use it only for "
+    "what you cannot find out or decide yourself. Offer `options` when the likely answers are "
+    "known; the person may still answer in their own words. Name a `default` whenever you could "
+    "go on without the answer: if nobody answers in time you go on with it. A question without "
+    "a default pauses the whole run until someone answers, however long that takes."
+)
 INBOX_DESCRIPTION = (
     "Read the notes a person left for this run while you were working (returns them once, "
     "oldest first). Check it between pieces of work."

@@ -137,6 +137,9 @@ async def test_a_question_without_a_default_parks_the_run_until_it_is_answered(
     assert thread_row.state == "parked" and not bot.jobs.busy(key)
     await slack.wait_for("chat.update", lambda c: "Parked" in (c.body.get("text") or ""), ts=thread_row.status_ts)
     assert not model_saw(fake_model, CLARIFIER, "没有人回答")  # the model was told nothing: no assumption made
+    offered = [t for r in fake_model.message_requests if CLARIFIER(r.body) for t in r.body.get("tools") or []
+               if t.get("name") == "mcp__human__ask"]
+    assert offered and "pauses the whole run" in offered[0]["description"]  # so it names defaults where it can
     buttons = [e for b in slack.message(CHANNEL, q.response["ts"])["blocks"] for e in b.get("elements", [])
                if e.get("type") == "button"]
     assert [b["text"]["text"] for b in buttons] == ["8080", "9000"]  # still open: answering resumes the run

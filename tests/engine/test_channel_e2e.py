@@ -12,7 +12,8 @@ from typing import Any
 
 from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, query
 
-from engine.core.channel import LIMIT_TEXT, TIMEOUT_DEFAULT_TEXT, TIMEOUT_TEXT, HumanChannel, span
+from engine.core.channel import (ASK_DESCRIPTION, LIMIT_TEXT, TIMEOUT_DEFAULT_TEXT, TIMEOUT_TEXT, HumanChannel,
+                                 span)
 from engine.core.events import Event
 from engine.core.transports import ScriptedTransport
 from engine.testing import FakeModel, prompt_contains, text, tool_results, tool_use
@@ -63,6 +64,8 @@ async def test_the_model_asks_a_person_answers_and_the_next_request_carries_it(
 
     assert results and not results[-1].is_error
     assert len(main.requests) == 4
+    offered = {t["name"]: t.get("description", "") for t in main.requests[0].body.get("tools") or []}
+    assert offered[ch.tool_name] == ASK_DESCRIPTION and ch.inbox_tool_name in offered  # loaded, not deferred
     (q,) = transport.asked
     assert (q.text, q.options, q.asked_by) == ("Which database?", ("PostgreSQL", "SQLite"), "协调者")
     assert q.timeout_s is None
