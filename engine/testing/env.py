@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 FAKE_API_KEY = "sk-ant-fake-offline-key"
 
@@ -15,7 +16,7 @@ def offline_env(base_url: str, config_dir: str | os.PathLike[str]) -> dict[str, 
     and drops frames otherwise. ``config_dir`` is created if missing; give each test its own.
     """
     os.makedirs(config_dir, exist_ok=True)
-    return {
+    env = {
         "ANTHROPIC_BASE_URL": base_url,
         "ANTHROPIC_API_KEY": FAKE_API_KEY,
         "CLAUDE_CONFIG_DIR": os.fspath(config_dir),
@@ -26,3 +27,21 @@ def offline_env(base_url: str, config_dir: str | os.PathLike[str]) -> dict[str, 
         # As root the CLI refuses bypassPermissions unless told it runs in a sandbox (tests, CI).
         "IS_SANDBOX": "1",
     }
+    return {**env, **_own_home(Path(config_dir))}
+
+
+def _own_home(config_dir: Path) -> dict[str, str]:
+    """A HOME of the CLI's own, so its shell does not run this machine's dotfiles.
+
+    The CLI sources ``~/.bashrc`` (and the login profile) for its Bash tool: slow, different on
+    every machine, and some (a version manager's init) take a lock that a test killing a process
+    group can leave behind, stalling every later shell. PATH and the rest of the environment are
+    still inherited; git keeps the person's identity through ``GIT_CONFIG_GLOBAL``.
+    """
+    home = config_dir / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    env = {"HOME": os.fspath(home)}
+    gitconfig = Path(os.environ.get("GIT_CONFIG_GLOBAL") or Path.home() / ".gitconfig")
+    if gitconfig.is_file():
+        env["GIT_CONFIG_GLOBAL"] = os.fspath(gitconfig)
+    return env

@@ -57,6 +57,26 @@ def assistant(messages) -> list[AssistantMessage]:
     return [m for m in messages if isinstance(m, AssistantMessage)]
 
 
+async def test_the_cli_shell_does_not_run_the_machines_dotfiles(fake_model, tmp_path, monkeypatch):
+    """The CLI sources ``~/.bashrc`` and the login profile for its Bash tool; under the offline env
+    it has a HOME of its own, so a machine's dotfiles (slow, different per machine, and some take
+    locks a killed test leaves behind) never run in a test."""
+    machine_home = tmp_path / "machine-home"
+    machine_home.mkdir()
+    for name in (".bash_profile", ".profile", ".bashrc"):
+        (machine_home / name).write_text("flower_probe() { :; }\n", encoding="utf-8")
+    monkeypatch.setenv("HOME", str(machine_home))
+    env = fake_model.offline_env(tmp_path / "claude-config")
+    fake_model.rule(tool_use("Bash", {"command": "echo PROBE-$(type -t flower_probe || echo skipped)",
+                                      "description": "probe"}),
+                    text("done"), when=prompt_contains("probe the shell"))
+    messages, error = await run("probe the shell", tmp_path, env=env)
+    assert error is None
+    shown = fake_model.message_requests[-1].shown
+    assert "PROBE-skipped" in shown and "PROBE-function" not in shown
+    assert env["HOME"] != str(machine_home)
+
+
 async def test_scripted_write_then_bash_then_text_really_runs(fake_model, fake_model_env, tmp_path):
     target = tmp_path / "notes.txt"
     script = fake_model.rule(
