@@ -11,7 +11,6 @@ machine that just booted) is waited for.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 import time
 from decimal import Decimal, InvalidOperation
@@ -20,7 +19,7 @@ from typing import Any, Protocol
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.outbox import UNREACHABLE
+from bot.outbox import UNREACHABLE, backoff_s
 from bot.store import BotStore, Thread
 
 log = logging.getLogger(__name__)
@@ -28,7 +27,7 @@ log = logging.getLogger(__name__)
 __all__ = ["RECENT_S", "catch_up", "missed", "recent_threads"]
 
 RECENT_S = 7 * 24 * 3600.0  # threads untouched for a week are not read back: one call each, rate-limited
-FIRST_WAIT_S, MAX_WAIT_S = 2.0, 60.0  # Slack unreachable at start: try again, backing off to once a minute
+FIRST_WAIT_S = 2.0  # Slack unreachable at start: try again, backing off to once a minute (outbox.backoff_s)
 
 
 class MessageIntake(Protocol):
@@ -83,6 +82,29 @@ async def _replies(client: AsyncWebClient, thread: Thread) -> list[dict[str, Any
             return messages
 
 
+async def _read_back(client: AsyncWebClient, thread: Thread) -> list[dict[str, Any]] | None:
+    """The thread's replies since it was last seen; None when Slack will not show it (logged).
+
+    A Slack that cannot be reached yet (a machine just booted) is waited for, backing off.
+    """
+    attempt = 0
+    while True:
+        try:
+            return await _replies(client, thread)
+        except UNREACHABLE as exc:
+            wait = backoff_s(FIRST_WAIT_S, attempt)
+            attempt += 1
+            log.warning("cannot reach Slack to read back thread %s (%r); trying again in %g s",
+                        thread.key.thread_ts, exc, wait)
+            await asyncio.sleep(wait)
+        except SlackApiError as exc:
+            log.warning("cannot read back thread %s in %s (%s); replies said there while the bot was "
+                        "stopped are not seen. Check the bot is in the channel and has the "
+                        "channels:history / groups:history scopes.", thread.key.thread_ts,
+                        thread.key.channel, exc.response.get("error"))
+            return None
+
+
 async def catch_up(threads: list[Thread], *, client: AsyncWebClient, intake: MessageIntake) -> int:
     """Feed each thread's missed replies to ``intake`` in order; return how many were fed.
 
@@ -91,22 +113,7 @@ async def catch_up(threads: list[Thread], *, client: AsyncWebClient, intake: Mes
     """
     fed = 0
     for thread in threads:
-        for attempt in itertools.count():
-            try:
-                messages = await _replies(client, thread)
-                break
-            except UNREACHABLE as exc:  # no network yet (a machine just booted): wait for it
-                wait = min(MAX_WAIT_S, FIRST_WAIT_S * 2 ** min(attempt, 6))
-                log.warning("cannot reach Slack to read back thread %s (%r); trying again in %g s",
-                            thread.key.thread_ts, exc, wait)
-                await asyncio.sleep(wait)
-            except SlackApiError as exc:
-                log.warning("cannot read back thread %s in %s (%s); replies said there while the bot was "
-                            "stopped are not seen. Check the bot is in the channel and has the "
-                            "channels:history / groups:history scopes.", thread.key.thread_ts,
-                            thread.key.channel, exc.response.get("error"))
-                messages = None
-                break
+        messages = await _read_back(client, thread)
         if messages is None:
             continue
         for event in missed(thread, messages):

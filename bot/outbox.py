@@ -34,6 +34,11 @@ SLACK_FAILED = (SlackApiError, *UNREACHABLE)
 EDIT_TRIES = 3
 
 
+def backoff_s(first: float, attempt: int) -> float:
+    """The wait before try ``attempt + 1`` (0-based ``attempt``): doubling from ``first``, at most a minute."""
+    return min(MAX_RETRY_AFTER_S, first * 2 ** min(attempt, 6))
+
+
 class Outbox:
     """Notices for threads: ``send`` queues in ``bot.db`` and wakes the sender task."""
 
@@ -166,8 +171,7 @@ class Outbox:
         except SLACK_FAILED as exc:
             if isinstance(exc, UNREACHABLE):  # the network comes back: wait for it, never give up
                 self._unsure.add(item.id)
-                wait = min(MAX_RETRY_AFTER_S, self.retry_after_s * 2 ** min(item.attempts, 6))
-                again: float | None = time.time() + wait
+                again: float | None = time.time() + backoff_s(self.retry_after_s, item.attempts)
             else:
                 again = time.time() + self.retry_after_s if item.attempts + 1 < MAX_ATTEMPTS else None
             log.warning("posting %s %r failed (attempt %d): %s", item.kind, item.dedupe_key, item.attempts + 1, exc)

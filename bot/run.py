@@ -57,7 +57,7 @@ class Run:
     ended: bool = False  # the flow returned: words said now go to bot.db's inbox for the next run
     queued_at: float = 0.0  # when the thread was queued: the "Queued" notice is said once per wait
     resumed: bool = False  # started by a resume: answers taken before this process are replayed
-    words: str = ""  # said to the stopped run: given to its first step as an interruption
+    words: str = ""  # said to the stopped run: given to its first step, once its CLI is up, as an interruption
 
     def park(self, q: Question) -> None:
         """The engine's ``park`` hook: end this run, leaving ``q`` open for an answer to resume it."""
@@ -112,17 +112,16 @@ class Runner:
             def on_event(event: Event) -> None:
                 if event.kind == "session":
                     started()  # the CLI is up: another run may start its own
+                    if run.words and rt.interrupt(run.words):  # its step is running: say them now
+                        run.words = ""
                 events.put_nowait(event)
 
             status_ts = await feed.open(run.status_ts)
             shower = asyncio.create_task(feed.follow(events))
-            saying = asyncio.create_task(_say_once_running(rt, run.words)) if run.words else None
             try:
                 ctx = await wf.run(rt, on_event=on_event)
             finally:
                 run.ended = True
-                if saying is not None:
-                    saying.cancel()
                 events.put_nowait(None)
                 await asyncio.shield(shower)
             ok = bool(ctx.get("_ok"))
@@ -176,12 +175,6 @@ class Runner:
             shown = render.closed_question_message(q.text, closed, asked_by=q.asked_by)
             await edit(self.client, q.thread.channel, q.message_ts, shown["text"], shown["blocks"])
         await self.outbox.send(q.thread, "timeout", f"timeout:{folder_name(q.thread)}:{q.id}", said)
-
-
-async def _say_once_running(rt: Runtime, words: str) -> None:
-    """Hand ``words`` to the first step as soon as it runs (the runtime's interruption path)."""
-    while not rt.interrupt(words):
-        await asyncio.sleep(0.05)
 
 
 def _summary(ctx: dict[str, Any], ws: Path) -> render.Payload:

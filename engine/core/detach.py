@@ -9,7 +9,6 @@ wrapper that moves it into its own process group first (``os.setpgrp``, then ``e
 
 from __future__ import annotations
 
-import os
 import shlex
 import shutil
 import stat

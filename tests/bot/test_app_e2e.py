@@ -52,25 +52,6 @@ OPTIONS = BotOptions(runtime={"resilience": Resilience(base_delay=0.01)}, status
 
 
 @pytest_asyncio.fixture
-async def make_bot(slack_env, fake_model, tmp_path, monkeypatch):
-    """Start a bot (again) on the same FLOWER_HOME: ``await make_bot(options, **env)``."""
-    monkeypatch.setenv("FLOWER_HOME", str(tmp_path / "home"))
-    started = []
-
-    async def make(options=OPTIONS, **env):
-        for name, value in env.items():
-            monkeypatch.setenv(name, value)
-        running = await start_bot(load_config(dotenv=None), options=options)
-        started.append(running)
-        await slack_env.wait_connected(len(started))
-        return running
-
-    yield make
-    for running in started:
-        await running.close()
-
-
-@pytest_asyncio.fixture
 async def bot(make_bot):
     return await make_bot()
 
@@ -89,6 +70,15 @@ async def question(slack, thread_ts, after=0):
     call = await slack.wait_for("chat.postMessage", lambda c: (c.body.get("text") or "").startswith("Question"),
                                 after=after, thread_ts=thread_ts)
     return call.response["ts"], call
+
+
+async def asked_thread(slack, fake_model):
+    """A mention whose clarifier asks its one question: (thread ts, question ts, the question's post)."""
+    brief_only(fake_model, ask_first=True)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    await slack.send_event(event)
+    q_ts, q_call = await question(slack, event["ts"])
+    return event["ts"], q_ts, q_call
 
 
 def workspace(tmp_path, thread_ts):
@@ -148,14 +138,11 @@ CLARIFY_ONLY = BotOptions(runtime=OPTIONS.runtime, flow={"clarify_only": True}, 
 async def test_free_text_reply_answers_the_question(make_bot, slack_env, fake_model):
     slack = slack_env
     await make_bot(CLARIFY_ONLY)
-    brief_only(fake_model, ask_first=True)
-    event = slack.mention(CHANNEL, "写个 hello.txt")
-    await slack.send_event(event)
-    q_ts, _ = await question(slack, event["ts"])
-    await slack.send_event(slack.user_message(CHANNEL, "Go, please", thread_ts=event["ts"]))
+    thread, q_ts, _ = await asked_thread(slack, fake_model)
+    await slack.send_event(slack.user_message(CHANNEL, "Go, please", thread_ts=thread))
     updated = await slack.wait_for("chat.update", ts=q_ts)
     assert "Go, please" in str(updated.arg("blocks")) and "U0ALICE" in str(updated.arg("blocks"))
-    await posted(slack, event["ts"], "Done")
+    await posted(slack, thread, "Done")
     clar = [r for r in fake_model.message_requests if CLARIFIER(r.body)]
     assert any("Go, please" in t for _, t in clar[-1].tool_results)
 
@@ -166,10 +153,7 @@ async def test_a_click_is_acked_only_once_its_answer_is_recorded(make_bot, slack
     until the answer could be written."""
     slack = slack_env
     bot = await make_bot(CLARIFY_ONLY)
-    brief_only(fake_model, ask_first=True)
-    event = slack.mention(CHANNEL, "写个 hello.txt")
-    await slack.send_event(event)
-    q_ts, q_call = await question(slack, event["ts"])
+    thread, q_ts, q_call = await asked_thread(slack, fake_model)
     button = next(e for b in q_call.arg("blocks") for e in b.get("elements", []) if e.get("type") == "button")
 
     locker = sqlite3.connect(bot.config.db_path, isolation_level=None)
@@ -182,7 +166,7 @@ async def test_a_click_is_acked_only_once_its_answer_is_recorded(make_bot, slack
         locker.execute("ROLLBACK")
         locker.close()
     await slack.wait_ack(clicked)
-    await posted(slack, event["ts"], "Done")
+    await posted(slack, thread, "Done")
     clar = [r for r in fake_model.message_requests if CLARIFIER(r.body)]
     assert any("Python" in t for _, t in clar[-1].tool_results)
 
@@ -249,15 +233,20 @@ async def test_reply_while_running_interrupts_then_reply_after_finish_wakes(bot,
     assert "顺便加一个 bye.txt" in starter_paths(workspace(tmp_path, thread)).brief.read_text()
 
 
+async def finished_thread(slack, fake_model) -> str:
+    """A mention whose clarify-only run has posted Done; the thread's ts."""
+    brief_only(fake_model)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    await slack.send_event(event)
+    await posted(slack, event["ts"], "Done")
+    return event["ts"]
+
+
 @pytest.mark.parametrize("form", ["/new 另一件事", " /new 另一件事", "!new 另一件事", "@bot /new 另一件事"])
 async def test_new_in_each_form_archives_and_starts_fresh(make_bot, slack_env, fake_model, tmp_path, form):
     slack = slack_env
     await make_bot(CLARIFY_ONLY)
-    brief_only(fake_model)
-    event = slack.mention(CHANNEL, "写个 hello.txt")
-    thread = event["ts"]
-    await slack.send_event(event)
-    await posted(slack, thread, "Done")
+    thread = await finished_thread(slack, fake_model)
     mark = slack.mark()
     if form.startswith("@bot"):
         await slack.send_events(*slack.thread_mention(CHANNEL, thread, form.removeprefix("@bot ")))
@@ -275,11 +264,7 @@ async def test_new_in_each_form_archives_and_starts_fresh(make_bot, slack_env, f
 async def test_new_alone_asks_what_to_do_then_starts_fresh(make_bot, slack_env, fake_model, tmp_path):
     slack = slack_env
     await make_bot(CLARIFY_ONLY)
-    brief_only(fake_model)
-    event = slack.mention(CHANNEL, "写个 hello.txt")
-    thread = event["ts"]
-    await slack.send_event(event)
-    await posted(slack, thread, "Done")
+    thread = await finished_thread(slack, fake_model)
     mark = slack.mark()
     await slack.send_event(slack.user_message(CHANNEL, "!new", thread_ts=thread))
     await posted(slack, thread, "What should I do now?", after=mark)
@@ -293,11 +278,7 @@ async def test_new_alone_asks_what_to_do_then_starts_fresh(make_bot, slack_env, 
 async def test_restart_resumes_and_the_pending_question_is_not_asked_twice(make_bot, slack_env, fake_model):
     slack = slack_env
     first = await make_bot(CLARIFY_ONLY)
-    brief_only(fake_model, ask_first=True)
-    event = slack.mention(CHANNEL, "写个 hello.txt")
-    thread = event["ts"]
-    await slack.send_event(event)
-    q_ts, q_call = await question(slack, thread)
+    thread, q_ts, q_call = await asked_thread(slack, fake_model)
     key = ThreadKey("T0001", CHANNEL, thread)
     await slack.wait_until(lambda: len([r for r in fake_model.message_requests if CLARIFIER(r.body)]) >= 1)
     await first.close()
@@ -364,19 +345,16 @@ async def test_stop_button_then_queue_place(make_bot, slack_env, fake_model):
 async def test_answering_a_stopped_runs_question_takes_the_run_up_again(make_bot, slack_env, fake_model):
     slack = slack_env
     bot = await make_bot(CLARIFY_ONLY)
-    brief_only(fake_model, ask_first=True)
-    event = slack.mention(CHANNEL, "写个 hello.txt")
-    await slack.send_event(event)
-    key = ThreadKey("T0001", CHANNEL, event["ts"])
-    await question(slack, event["ts"])
+    thread, _, _ = await asked_thread(slack, fake_model)
+    key = ThreadKey("T0001", CHANNEL, thread)
     await slack.click(CHANNEL, (await bot.store.get_thread(key)).status_ts, "flower_stop")
-    await posted(slack, event["ts"], "Stopped")
+    await posted(slack, thread, "Stopped")
 
-    await slack.send_event(slack.user_message(CHANNEL, "Go", thread_ts=event["ts"]))  # answers the open question
-    await posted(slack, event["ts"], "Done")
+    await slack.send_event(slack.user_message(CHANNEL, "Go", thread_ts=thread))  # answers the open question
+    await posted(slack, thread, "Done")
     clar = [r for r in fake_model.message_requests if CLARIFIER(r.body)]
     assert any("Go" in t for _, t in clar[-1].tool_results)
-    assert sum("Question" in t for t in texts(slack, event["ts"])) == 1
+    assert sum("Question" in t for t in texts(slack, thread)) == 1
 
 
 async def test_words_for_a_run_stopped_while_confirming_keep_the_request_and_reach_the_clarifier(

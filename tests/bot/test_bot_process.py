@@ -68,17 +68,6 @@ class BotProcess:
         return "\n".join(p.read_text(errors="replace") for p in sorted(self.tmp_path.glob("bot-*.log")))
 
 
-@pytest.fixture
-def bot_process(slack_env, fake_model, tmp_path):
-    env = {**os.environ, **fake_model.env, **slack_env.env(), "FLOWER_HOME": str(tmp_path / "home"),
-           "PYTHONPATH": os.pathsep.join(p for p in [str(Path(__file__).resolve().parents[2]),
-                                                      os.environ.get("PYTHONPATH", "")] if p)}
-    bot = BotProcess(tmp_path, env)
-    yield bot
-    bot.kill()
-    print(bot.logs())
-
-
 async def posted(slack, thread_ts, needle, *, after=0, timeout=60):
     """The first chat.postMessage in the thread (index >= ``after``) whose text contains ``needle``."""
     return await slack.wait_for("chat.postMessage", lambda c: needle in (c.body.get("text") or ""),

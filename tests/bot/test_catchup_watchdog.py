@@ -21,10 +21,9 @@ from tests.bot.test_app_e2e import (
     COORDINATOR,
     GOAL,
     JUDGE,
+    asked_thread,
     brief_only,
-    make_bot,  # noqa: F401 - the fixture
     posted,
-    question,
 )
 from engine.testing import prompt_contains, text
 
@@ -63,11 +62,7 @@ def test_missed_takes_the_newer_replies_in_order(last_seen, ts_in, ts_out):
 async def test_a_reply_said_while_stopped_answers_the_pending_question_once(make_bot, slack_env, fake_model):
     slack = slack_env
     first = await make_bot(CLARIFY_ONLY)
-    brief_only(fake_model, ask_first=True)
-    event = slack.mention(CHANNEL, "写个 hello.txt")
-    thread_ts = event["ts"]
-    await slack.send_event(event)
-    q_ts, _ = await question(slack, thread_ts)
+    thread_ts, q_ts, _ = await asked_thread(slack, fake_model)
     await slack.wait_until(lambda: [r for r in fake_model.message_requests if CLARIFIER(r.body)])
     await first.close()
 

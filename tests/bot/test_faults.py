@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest_asyncio
 
 from bot.config import load_config
 from bot.jobs import BotOptions
-from bot.main import start_bot, web_client
+from bot.main import web_client
 from bot.outbox import MAX_ATTEMPTS, Outbox
 from bot.store import BotStore, ThreadKey
 from engine import Resilience
@@ -29,6 +28,7 @@ NOT_YET = "## 结论\n未达成\n## 理由\n内容不对\n## 未通过\n- 内容
 ACHIEVED = "## 结论\n达成\n## 理由\n都通过了\n## 未通过\n无"
 CHANNEL = "C0GENERAL"
 FAST = {"resilience": Resilience(base_delay=0.01, max_delay=0.05)}
+FAST_BOT = BotOptions(runtime=FAST, status_every_s=0)
 PORT_QUESTION = {"question": "用哪个端口?", "options": ["8080", "9000"]}
 
 
@@ -47,23 +47,6 @@ def script(fm, *, ask=None, coordinator=None, worker_fault=None, round2_fault=No
     fm.rule(*(coordinator or [tool_use("Agent", {"subagent_type": "coder", "description": "write hello",
                                                  "prompt": "Write hello.txt with hi."}),
                               text("round 1 done")]), when=COORDINATOR, repeat_last=True)
-
-
-@pytest_asyncio.fixture
-async def make_bot(slack_env, fake_model, tmp_path, monkeypatch):
-    """Start the bot on a fresh FLOWER_HOME: ``await make_bot(options)``."""
-    monkeypatch.setenv("FLOWER_HOME", str(tmp_path / "home"))
-    started = []
-
-    async def make(options):
-        running = await start_bot(load_config(dotenv=None), options=options)
-        started.append(running)
-        await slack_env.wait_connected(len(started))
-        return running
-
-    yield make
-    for running in started:
-        await running.close()
 
 
 def texts(slack, thread_ts):
@@ -101,7 +84,7 @@ def model_saw(fake_model, role, needle):
 async def test_a_question_with_a_default_goes_on_with_it_when_its_deadline_passes(make_bot, slack_env, fake_model):
     slack = slack_env
     script(fake_model, ask={**PORT_QUESTION, "default": "8080", "deadline_minutes": 0.001})
-    bot = await make_bot(BotOptions(runtime=FAST, status_every_s=0))
+    bot = await make_bot(FAST_BOT)
     thread = await start_thread(slack)
 
     q = await posted(slack, thread, "Question")
@@ -125,7 +108,7 @@ async def test_a_question_without_a_default_parks_the_run_until_it_is_answered(
     slack = slack_env
     script(fake_model, ask=PORT_QUESTION)
     monkeypatch.setenv("FLOWER_QUESTION_WAIT_S", "0.5")  # the setting, end to end
-    bot = await make_bot(BotOptions(runtime=FAST, status_every_s=0))
+    bot = await make_bot(FAST_BOT)
     thread = await start_thread(slack)
     key = ThreadKey("T0001", CHANNEL, thread)
 
@@ -145,7 +128,7 @@ async def test_a_question_without_a_default_parks_the_run_until_it_is_answered(
     assert [b["text"]["text"] for b in buttons] == ["8080", "9000"]  # still open: answering resumes the run
 
     await bot.close()  # a parked thread stays parked across a restart: nothing resumes it but an answer
-    bot = await make_bot(BotOptions(runtime=FAST, status_every_s=0))
+    bot = await make_bot(FAST_BOT)
     await asyncio.sleep(0.5)
     assert (await bot.store.get_thread(key)).state == "parked" and not bot.jobs.busy(key)
 
@@ -210,7 +193,7 @@ async def test_overload_cut_stream_and_context_overflow_show_and_the_run_finishe
     # the round-2 reply of the resumed coordinator session overflows: the engine hands off
     script(fake_model, coordinator=[agent, text("round 1 done")], worker_fault=cut_stream(after_events=3, times=1),
            round2_fault=prompt_too_long(times=1))
-    await make_bot(BotOptions(runtime=FAST, status_every_s=0))
+    await make_bot(FAST_BOT)
     thread = await start_thread(slack)
 
     await posted(slack, thread, "Done: the goal is achieved")
@@ -230,7 +213,7 @@ async def test_overload_cut_stream_and_context_overflow_show_and_the_run_finishe
 async def test_slack_429_storms_and_5xx_lose_nothing_and_keep_order(make_bot, slack_env, fake_model):
     slack = slack_env
     script(fake_model, ask=PORT_QUESTION)
-    bot = await make_bot(BotOptions(runtime=FAST, status_every_s=0))
+    bot = await make_bot(FAST_BOT)
     slack.rate_limit("chat.postMessage", times=5, retry_after=1)
     slack.server_error("chat.update", times=3, status=503)
     thread = await start_thread(slack)
@@ -266,7 +249,7 @@ async def test_dropped_connections_to_slack_lose_nothing_and_post_nothing_twice(
     go, and a notice whose post Slack took but whose answer was lost is not posted a second time."""
     slack = slack_env
     script(fake_model, ask=PORT_QUESTION)
-    bot = await make_bot(BotOptions(runtime=FAST, status_every_s=0))
+    bot = await make_bot(FAST_BOT)
     slack.no_answer("reactions.add")
     slack.no_answer("chat.postMessage", after=True)  # the acceptance reply: posted, its answer lost
     thread = await start_thread(slack)

@@ -14,7 +14,7 @@ from bot.store import ThreadKey
 from bot.testing.payloads import url_verification
 from bot.threads import ThreadError, workspace_dir
 from engine.testing.roles import CLARIFIER
-from tests.bot.test_app_e2e import CHANNEL, CLARIFY_ONLY, brief_only, make_bot, posted  # noqa: F401
+from tests.bot.test_app_e2e import CHANNEL, CLARIFY_ONLY, asked_thread, brief_only, posted
 
 SECRET = "s3cret-signing"
 
@@ -122,20 +122,17 @@ async def test_edits_deletes_and_bot_messages_start_nothing(make_bot, slack_env,
 async def test_a_file_shared_in_a_thread_is_not_opened_but_its_words_count(make_bot, slack_env, fake_model):
     slack = slack_env
     bot = await make_bot(CLARIFY_ONLY)
-    brief_only(fake_model, ask_first=True)
-    event = slack.mention(CHANNEL, "写个 hello.txt")
-    await slack.send_event(event)
-    await posted(slack, event["ts"], "Question")
+    thread, _, _ = await asked_thread(slack, fake_model)
 
-    await slack.send_event(slack.file_share(CHANNEL, thread_ts=event["ts"], filename="just-a-log.txt"))
-    note = await posted(slack, event["ts"], "I don't open attachments")
-    ws = bot.jobs.workspace(ThreadKey("T0001", CHANNEL, event["ts"]))
+    await slack.send_event(slack.file_share(CHANNEL, thread_ts=thread, filename="just-a-log.txt"))
+    note = await posted(slack, thread, "I don't open attachments")
+    ws = bot.jobs.workspace(ThreadKey("T0001", CHANNEL, thread))
     assert "`just-a-log.txt`" in note.body["text"] and str(ws) in note.body["text"]
-    assert await bot.store.pending_questions(ThreadKey("T0001", CHANNEL, event["ts"]))  # no words: no answer
+    assert await bot.store.pending_questions(ThreadKey("T0001", CHANNEL, thread))  # no words: no answer
 
-    await slack.send_event(slack.file_share(CHANNEL, text="Python", thread_ts=event["ts"], filename="spec.pdf"))
-    await posted(slack, event["ts"], "`spec.pdf`")
-    await posted(slack, event["ts"], "Done")
+    await slack.send_event(slack.file_share(CHANNEL, text="Python", thread_ts=thread, filename="spec.pdf"))
+    await posted(slack, thread, "`spec.pdf`")
+    await posted(slack, thread, "Done")
     clar = [r for r in fake_model.message_requests if CLARIFIER(r.body)]
     assert any("Python" in t for _, t in clar[-1].tool_results)  # the words with the file answered the question
     top = slack.file_share(CHANNEL, text="<@U0BOT> 读一下这个", filename="top.txt")  # not in a thread: not ours

@@ -15,6 +15,8 @@ from bot.repos import Bindings, clone_name, fetch, is_url
 from bot.worktrees import (cleanup, open_worktree, push, remove_worktree, slugify, summary,
                            worktree_at)
 
+pytestmark = pytest.mark.usefixtures("git_identity")  # tests/bot/conftest.py
+
 
 def sh(*args: str, cwd: Path | None = None) -> str:
     argv = ["git"] + (["-C", str(cwd)] if cwd else []) + list(args)
@@ -31,18 +33,6 @@ def commit_file(repo: Path, name: str, text: str, msg: str) -> str:
 def branch_exists(repo: Path, branch: str) -> bool:
     return subprocess.run(["git", "-C", str(repo), "rev-parse", "--verify", "--quiet",
                            f"refs/heads/{branch}"], capture_output=True).returncode == 0
-
-
-@pytest.fixture(autouse=True)
-def _git_identity(monkeypatch, tmp_path):
-    """Test repos need a committer; nothing from the developer's git config may leak in."""
-    cfg = tmp_path / "gitconfig"
-    cfg.write_text("")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for who in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{who}_NAME", "Test")
-        monkeypatch.setenv(f"GIT_{who}_EMAIL", "test@example.com")
 
 
 @pytest.fixture

@@ -11,22 +11,19 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
 from bot.commands import RepoCommand, parse_repo
-from bot.config import load_config
-from bot.jobs import BotOptions
-from bot.main import EXIT_CONFIG, cleanup_worktrees, main, start_bot
+from bot.main import EXIT_CONFIG, cleanup_worktrees, main
 from bot.render_repo import DIFF_ACTION, PUSH_ACTION
 from bot.repo_threads import thread_slug
-from engine import Resilience
 from engine.testing import prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, JUDGE, COORDINATOR, WORKER
+
+pytestmark = pytest.mark.usefixtures("git_identity")  # tests/bot/conftest.py
 
 GOAL = "## 目标\n文件写好并提交\n## 判定清单\n- 文件已提交"
 ACHIEVED = "## 结论\n达成\n## 理由\n都通过了\n## 未通过\n无"
 CHANNEL = "C0GENERAL"
-OPTIONS = BotOptions(runtime={"resilience": Resilience(base_delay=0.01)}, status_every_s=0)
 
 
 def sh(*args: str, cwd: Path) -> str:
@@ -51,17 +48,6 @@ def script(fm, word: str) -> None:
             text(f"committed {word}"), when=[WORKER, prompt_contains(f"Write {word}.txt")])
 
 
-@pytest.fixture(autouse=True)
-def _git_identity(monkeypatch, tmp_path):
-    cfg = tmp_path / "gitconfig"
-    cfg.write_text("")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for who in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{who}_NAME", "Test")
-        monkeypatch.setenv(f"GIT_{who}_EMAIL", "test@example.com")
-
-
 @pytest.fixture
 def checkout(tmp_path) -> tuple[Path, Path]:
     """A local checkout on ``main`` (one commit) whose origin is a bare repository."""
@@ -75,24 +61,6 @@ def checkout(tmp_path) -> tuple[Path, Path]:
     sh("commit", "-q", "-m", "first", cwd=repo)
     sh("push", "-q", "origin", "main", cwd=repo)
     return repo, bare
-
-
-@pytest_asyncio.fixture
-async def make_bot(slack_env, fake_model, tmp_path, monkeypatch):
-    monkeypatch.setenv("FLOWER_HOME", str(tmp_path / "home"))
-    started = []
-
-    async def make(**env):
-        for name, value in env.items():
-            monkeypatch.setenv(name, value)
-        running = await start_bot(load_config(dotenv=None), options=OPTIONS)
-        started.append(running)
-        await slack_env.wait_connected(len(started))
-        return running
-
-    yield make
-    for running in started:
-        await running.close()
 
 
 async def posted(slack, thread_ts, needle, *, after=0):

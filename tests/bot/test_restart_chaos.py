@@ -12,7 +12,7 @@ import random
 from collections import Counter
 
 from tests.bot.test_app_e2e import ACHIEVED, CHANNEL, script, workspace
-from tests.bot.test_bot_process import assert_home_is_sound, assert_no_secrets, bot_process  # noqa: F401
+from tests.bot.test_bot_process import assert_home_is_sound, assert_no_secrets
 
 THREADS = 5
 KILLS = 20

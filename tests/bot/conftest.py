@@ -1,0 +1,58 @@
+"""Fixtures the bot's end-to-end tests share: a bot started (again) on one FLOWER_HOME, the bot
+as a real process, and git repositories with a test identity."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from bot.config import load_config
+from bot.main import start_bot
+from tests.bot.test_app_e2e import OPTIONS
+from tests.bot.test_bot_process import BotProcess
+
+
+@pytest_asyncio.fixture
+async def make_bot(slack_env, fake_model, tmp_path, monkeypatch):
+    """Start a bot (again) on the same FLOWER_HOME: ``await make_bot(options, **env)``."""
+    monkeypatch.setenv("FLOWER_HOME", str(tmp_path / "home"))
+    started = []
+
+    async def make(options=OPTIONS, **env):
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        running = await start_bot(load_config(dotenv=None), options=options)
+        started.append(running)
+        await slack_env.wait_connected(len(started))
+        return running
+
+    yield make
+    for running in started:
+        await running.close()
+
+
+@pytest.fixture
+def git_identity(monkeypatch, tmp_path):
+    """Test repos need a committer; nothing from the developer's git config may leak in."""
+    cfg = tmp_path / "gitconfig"
+    cfg.write_text("")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for who in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{who}_NAME", "Test")
+        monkeypatch.setenv(f"GIT_{who}_EMAIL", "test@example.com")
+
+
+@pytest.fixture
+def bot_process(slack_env, fake_model, tmp_path):
+    """``python -m bot`` on this test's FLOWER_HOME, killed (and its logs printed) at teardown."""
+    env = {**os.environ, **fake_model.env, **slack_env.env(), "FLOWER_HOME": str(tmp_path / "home"),
+           "PYTHONPATH": os.pathsep.join(p for p in [str(Path(__file__).resolve().parents[2]),
+                                                      os.environ.get("PYTHONPATH", "")] if p)}
+    bot = BotProcess(tmp_path, env)
+    yield bot
+    bot.kill()
+    print(bot.logs())
