@@ -27,7 +27,7 @@ Targets (at 20 runs): ack p99 < 100 ms, first reply p99 < 1 s, event-loop lag p9
 
 Every point is measured twice, side by side, with a fresh bot each: as ``flower-bot`` runs
 (``settle_gc``: what exists once connected is frozen out of the garbage collector's view; at most
-``START_AT_ONCE`` CLIs starting at once, ``bot.start_gate``) and as the bot was before those two
+``START_AT_ONCE`` CLIs starting at once, ``bot.runs.start_gate``) and as the bot was before those two
 (the interpreter's default collector, every run's CLI started at once); the report compares them.
 """
 
@@ -166,7 +166,7 @@ async def _wait(check: Any, *, timeout: float, what: str) -> None:
 
 async def _probe(slack: Any, bot: Any, point: Point, lag: LagProbe, *, mentions: int, replies: int) -> None:
     """Send the probe mentions (first reply measured), then replies in their threads; stop their runs."""
-    from bot.store import ThreadKey
+    from bot.store.bot_store import ThreadKey
 
     mark, threads = lag.mark(), []
     for i in range(mentions):
@@ -199,7 +199,7 @@ async def _bench(points: list[int], mentions: int, replies: int, *, shipped: boo
 
 async def _measure(points: list[int], mentions: int, replies: int, *, shipped: bool) -> list[Point]:
     from bot.config import load_config
-    from bot.jobs import BotOptions
+    from bot.runs.jobs import BotOptions
     from bot.main import start_bot
     from bot.testing import FakeSlack
     from engine.testing import FakeModel, hold, system_contains, text

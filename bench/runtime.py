@@ -140,7 +140,7 @@ async def _raw(ws: Path, prompt: str, run_dir: Path | None) -> bool:
 
     store = None
     if run_dir is not None:  # "raw+store": only our store added, to isolate the mirror's cost
-        from engine.stores.sqlite import SqliteSessionStore
+        from engine._stores.sqlite import SqliteSessionStore
 
         store = SqliteSessionStore(run_dir / "sessions.db")
     options = ClaudeAgentOptions(

@@ -33,10 +33,10 @@ from claude_agent_sdk import InMemorySessionStore
 
 from bench import mb, median, table
 from bench.transcripts import generate
-from engine.stores.sqlite import _load_rows, _split
-from engine.stores.prune import PrunePolicy, PruningSessionStore, prune_entries
-from engine.stores.sqlite import SqliteSessionStore
-from engine.stores.trim import EphemeralPolicy, TrimPolicy, expire_ephemeral, spill_results
+from engine._stores.sqlite import _load_rows, _split
+from engine._stores.prune import PrunePolicy, PruningSessionStore, prune_entries
+from engine._stores.sqlite import SqliteSessionStore
+from engine._stores.trim import EphemeralPolicy, TrimPolicy, expire_ephemeral, spill_results
 
 SIZES = (1_000, 10_000, 50_000)
 BATCH = 100

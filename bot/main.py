@@ -20,18 +20,18 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler, AsyncServerErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.app import build_app
-from bot.catchup import catch_up, recent_threads
-from bot.channel import Answers
+from bot.slack.app import build_app
+from bot.slack.catchup import catch_up, recent_threads
+from bot.runs.transport import Answers
 from bot.config import Config, ConfigError, load_config
-from bot.intake import Intake
-from bot.jobs import BotOptions, Jobs
-from bot.outbox import Outbox
-from bot.repo_threads import REPO_DIR
-from bot.store import BotStore
-from bot.threads import workspace_dir
-from bot.watchdog import SocketWatchdog
-from bot.worktrees import cleanup
+from bot.slack.intake import Intake
+from bot.runs.jobs import BotOptions, Jobs
+from bot.slack.outbox import Outbox
+from bot.repos.threads import REPO_DIR
+from bot.store.bot_store import BotStore
+from bot.runs.threads import workspace_dir
+from bot.slack.watchdog import SocketWatchdog
+from bot.repos.worktrees import cleanup
 
 log = logging.getLogger(__name__)
 

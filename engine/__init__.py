@@ -4,11 +4,11 @@ The public API, declared once and grouped as the specification groups it. Everyt
 importable as ``from engine import X``.
 """
 
-from engine.core.agent import AgentSpec, CompactPolicy, HandoffPolicy, build_options, default_window
-from engine.core.channel import Answer, HumanChannel, Question
-from engine.core.transports import ScriptedTransport, TerminalTransport, Transport
-from engine.core.events import Event
-from engine.core.guard import (
+from engine._agents.spec import AgentSpec, CompactPolicy, HandoffPolicy, build_options, default_window
+from engine._human.channel import Answer, HumanChannel, Question
+from engine._human.transports import ScriptedTransport, TerminalTransport, Transport
+from engine._events import Event
+from engine._agents.guard import (
     delegate_guard,
     index_guard,
     isolate_guard,
@@ -19,32 +19,32 @@ from engine.core.guard import (
     whitelist_guard,
     workbench_hooks,
 )
-from engine.core.lineage import Lineage
-from engine.core.manifest import StepResult
-from engine.core.resilience import Resilience
-from engine.core.roles import clarify, coordinator, judge, oracle, worker
-from engine.core.rules import (
+from engine._run.lineage import Lineage
+from engine._run.manifest import StepResult
+from engine._run.resilience import Resilience
+from engine._agents.roles import clarify, coordinator, judge, oracle, worker
+from engine._agents.rules import (
     CLARIFY_RULES,
     COORDINATOR_RULES,
     JUDGE_RULES,
     ORACLE_RULES,
     WORKER_RULES,
 )
-from engine.core.runtime import Runtime
-from engine.core.workbench import Workbench
-from engine.docs.brief import Brief
-from engine.docs.goal import Goal
-from engine.docs.handoff import Handoff
-from engine.docs.verdict import Verdict
-from engine.errors import FlowerError
-from engine.stores.ephemeral import is_ephemeral
-from engine.stores.prune import PrunePolicy, PruningSessionStore
-from engine.stores.sqlite import SqliteSessionStore
-from engine.stores.trim import EphemeralPolicy, TrimmingSessionStore, TrimPolicy
-from engine.workflow.base import Step, StepAbort, Workflow
-from engine.stores.sqlite_read import last_context_tokens
-from engine.workflow.oracle import consult
-from engine.workflow.starter import (
+from engine._run.runtime import Runtime
+from engine._agents.workbench import Workbench
+from engine._docs.brief import Brief
+from engine._docs.goal import Goal
+from engine._docs.handoff import Handoff
+from engine._docs.verdict import Verdict
+from engine._errors import FlowerError
+from engine._stores.ephemeral import is_ephemeral
+from engine._stores.prune import PrunePolicy, PruningSessionStore
+from engine._stores.sqlite import SqliteSessionStore
+from engine._stores.trim import EphemeralPolicy, TrimmingSessionStore, TrimPolicy
+from engine._flow.base import Step, StepAbort, Workflow
+from engine._stores.sqlite_read import last_context_tokens
+from engine._flow.oracle import consult
+from engine._flow.starter import (
     WORK_STEP,
     StarterPaths,
     archive_run,
@@ -52,7 +52,7 @@ from engine.workflow.starter import (
     starter_paths,
     wake_state,
 )
-from engine.workflow.steps import (
+from engine._flow.steps import (
     BRIEF_KEY,
     CLARIFY_RESUME,
     GOAL_KEY,

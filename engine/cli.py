@@ -19,14 +19,14 @@ import sys
 import threading
 from pathlib import Path
 
-from engine.cli_view import TerminalView, wake_banner
-from engine.core.agent import AgentSpec
-from engine.core.credentials import CredentialsError
-from engine.core.roles import WORKER_TOOLS
-from engine.core.runtime import Runtime
-from engine.core.transports import TerminalTransport
-from engine.stores.trim import TrimPolicy
-from engine.workflow.starter import EMPTY_ASK, starter_flow, starter_paths, wake_state
+from engine._cli_view import TerminalView, wake_banner
+from engine._agents.spec import AgentSpec
+from engine._run.credentials import CredentialsError
+from engine._agents.roles import WORKER_TOOLS
+from engine._run.runtime import Runtime
+from engine._human.transports import TerminalTransport
+from engine._stores.trim import TrimPolicy
+from engine._flow.starter import EMPTY_ASK, starter_flow, starter_paths, wake_state
 
 EXIT_OK, EXIT_NOT_ACHIEVED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 WAKE_QUESTION = "接着上次? 直接回车 = 接着做;也可以说点新的;/new = 重开一件事(Ctrl-C 退出)"

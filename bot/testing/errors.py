@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.errors import FlowerError
+from engine._errors import FlowerError
 
 
 class FakeSlackError(FlowerError):

@@ -1,6 +1,6 @@
 """The offline test kit's error class."""
 
-from engine.errors import FlowerError
+from engine._errors import FlowerError
 
 
 class FakeModelError(FlowerError):

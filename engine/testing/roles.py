@@ -1,9 +1,9 @@
 """Matchers that tell the engine's roles apart in a request, by the first line of their rules
-text (engine.core.rules), so a scripted conversation follows each role's own script."""
+text (engine._agents.rules), so a scripted conversation follows each role's own script."""
 
 from __future__ import annotations
 
-from engine.core.rules import CLARIFY_RULES, COORDINATOR_RULES, JUDGE_RULES, WORKER_RULES
+from engine._agents.rules import CLARIFY_RULES, COORDINATOR_RULES, JUDGE_RULES, WORKER_RULES
 from engine.testing.match import system_contains
 
 

@@ -11,7 +11,7 @@ import asyncio
 import json
 import sys
 
-from bot.store import BotStore
+from bot.store.bot_store import BotStore
 
 
 async def main(db: str, name: str, ids: list[int]) -> None:

@@ -13,15 +13,15 @@ import pytest
 import pytest_asyncio
 
 from bot.config import load_config
-from bot.jobs import BotOptions
-from bot.run import ASK_FILE
-from bot.threads import run_dir
+from bot.runs.jobs import BotOptions
+from bot.runs.run import ASK_FILE
+from bot.runs.threads import run_dir
 from bot.main import start_bot
-from bot.store import ThreadKey
+from bot.store.bot_store import ThreadKey
 from engine import Resilience
 from engine.testing import hold, prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, JUDGE, COORDINATOR, WORKER
-from engine.workflow.starter import starter_paths
+from engine._flow.starter import starter_paths
 
 
 BRIEF = ("## 目标\n写一个 hello.txt\n## 验收标准\nhello.txt 内容是 hi\n## 边界\n只动 hello.txt\n"

@@ -21,14 +21,14 @@ import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import load_config
-from bot.jobs import BotOptions
+from bot.runs.jobs import BotOptions
 from bot.main import start_bot
-from bot.outbox import NOTICE_EVENT, Outbox
-from bot.store import BotStore, ThreadKey
+from bot.slack.outbox import NOTICE_EVENT, Outbox
+from bot.store.bot_store import BotStore, ThreadKey
 from engine import Resilience
-from engine.core.lineage import LINEAGE_FILE
+from engine._run.lineage import LINEAGE_FILE
 from engine.testing import hold, prompt_contains, text, tool_use
-from engine.workflow.starter import WAKE_SILENT, WORK_STEP, starter_paths
+from engine._flow.starter import WAKE_SILENT, WORK_STEP, starter_paths
 from tests.bot.test_app_e2e import (
     ACHIEVED, BRIEF, CHANNEL, CLARIFIER, COORDINATOR, GOAL, JUDGE, WORKER, question, script, workspace,
 )

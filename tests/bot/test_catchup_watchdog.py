@@ -1,17 +1,17 @@
 """Nothing said to the bot is lost to a stop or a dead socket.
 
-Replies posted while the bot was stopped are read back at start (``bot.catchup``) and acted on
+Replies posted while the bot was stopped are read back at start (``bot.slack.catchup``) and acted on
 once; a Socket Mode connection that goes quiet, is told to go, or is cut is replaced
-(``bot.watchdog`` and slack_sdk), and the next event still starts a run.
+(``bot.slack.watchdog`` and slack_sdk), and the next event still starts a run.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from bot.catchup import missed, recent_threads
+from bot.slack.catchup import missed, recent_threads
 from bot.config import ConfigError, load_config
-from bot.store import BotStore, Thread, ThreadKey
+from bot.store.bot_store import BotStore, Thread, ThreadKey
 from tests.bot.test_app_e2e import (
     ACHIEVED,
     BRIEF,

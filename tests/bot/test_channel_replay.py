@@ -3,9 +3,9 @@
 import asyncio
 import time
 
-from bot.channel import Answers, SlackTransport
-from bot.store import BotStore, ThreadKey
-from engine.core.transports import Question
+from bot.runs.transport import Answers, SlackTransport
+from bot.store.bot_store import BotStore, ThreadKey
+from engine._human.transports import Question
 
 THREAD = ThreadKey("T0001", "C0GENERAL", "1700000000.000100")
 

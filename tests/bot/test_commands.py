@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.commands import Said, parse, strip_mentions
+from bot.slack.commands import Said, parse, strip_mentions
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.config import AUTO, Config, ConfigError, load_config, mask
-from engine.errors import FlowerError
+from engine._errors import FlowerError
 
 BOT = "xoxb-1111-2222-abcdefSECRETbot"
 APP = "xapp-1-A0-3333-SECRETappTOKEN"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.events_view import RunStatus
-from engine.core.events import Event
+from bot.runs.events_view import RunStatus
+from engine._events import Event
 
 THREAD = "T1|C1|1.0"
 

@@ -12,10 +12,10 @@ import asyncio
 
 
 from bot.config import load_config
-from bot.jobs import BotOptions
+from bot.runs.jobs import BotOptions
 from bot.main import web_client
-from bot.outbox import MAX_ATTEMPTS, Outbox
-from bot.store import BotStore, ThreadKey
+from bot.slack.outbox import MAX_ATTEMPTS, Outbox
+from bot.store.bot_store import BotStore, ThreadKey
 from engine import Resilience
 from engine.testing import prompt_contains, text, tool_use
 from engine.testing.faults import cut_stream, overloaded, prompt_too_long

@@ -1,4 +1,4 @@
-"""bot.render / bot.split / bot.block_kit: every payload within Slack's limits, long text split safely."""
+"""bot.render.messages / bot.split / bot.block_kit: every payload within Slack's limits, long text split safely."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import re
 
 import pytest
 
-from bot import render
-from bot.block_kit import blocks_for
-from bot.render_notices import cost, duration, event_payload
-from bot.split import SplitError, clip, escape, escaped_len, split_text, utf16_len
+from bot.render import messages as render
+from bot.render.block_kit import blocks_for
+from bot.render.notices import cost, duration, event_payload
+from bot.render.split import SplitError, clip, escape, escaped_len, split_text, utf16_len
 from bot.testing.limits import block_problems, check_message
-from engine.workflow.steps import ACCEPT, AMEND_GOAL, JUDGED_WRONG, UNREACHABLE_QUESTION
+from engine._flow.steps import ACCEPT, AMEND_GOAL, JUDGED_WRONG, UNREACHABLE_QUESTION
 
 FENCE_LINE = re.compile(r"[ \t]*`(\u200b)?`{2,}[^`]*")  # a fence line, or one defused as too long
 OUR_MARKUP = re.compile(r"<@[UW][A-Z0-9]+>")
@@ -407,7 +407,7 @@ def test_cost(usd: float, shown: str) -> None:
 
 
 def test_deadline_texts_say_what_happens_next() -> None:
-    from bot import render_deadline as rd
+    from bot.render import deadline as rd
 
     assert rd.deadline_note(None, "x") is None and rd.deadline_note(0, None) is None
     assert rd.deadline_note(1800, "8080") == "If nobody answers within 30 minutes, I'll go on with 8080."

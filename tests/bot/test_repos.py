@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import engine
-from bot.git import RepoError
-from bot.repos import Bindings, clone_name, fetch, is_url
-from bot.worktrees import (cleanup, open_worktree, push, remove_worktree, slugify, summary,
+from bot.repos.git import RepoError
+from bot.repos.bindings import Bindings, clone_name, fetch, is_url
+from bot.repos.worktrees import (cleanup, open_worktree, push, remove_worktree, slugify, summary,
                            worktree_at)
 
 pytestmark = pytest.mark.usefixtures("git_identity")  # tests/bot/conftest.py

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.commands import RepoCommand, parse_repo
+from bot.slack.commands import RepoCommand, parse_repo
 from bot.main import EXIT_CONFIG, cleanup_worktrees, main
-from bot.render_repo import DIFF_ACTION, PUSH_ACTION
-from bot.repo_threads import thread_slug
+from bot.render.repo import DIFF_ACTION, PUSH_ACTION
+from bot.repos.threads import thread_slug
 from engine.testing import prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, JUDGE, COORDINATOR, WORKER
 

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from bot.start_gate import StartGate
+from bot.runs.start_gate import StartGate
 
 
 async def test_places_are_taken_in_turn_and_freed_once() -> None:

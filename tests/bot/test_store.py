@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.store import BotStore, StoreError, ThreadKey
+from bot.store.bot_store import BotStore, StoreError, ThreadKey
 
 T1 = ThreadKey("T0TEAM", "C0GENERAL", "1712345678.000100")
 T2 = ThreadKey("T0TEAM", "C0GENERAL", "1712345999.000200")

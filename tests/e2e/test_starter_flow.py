@@ -8,11 +8,11 @@ import json
 import pytest
 
 from engine import Resilience, Runtime, starter_flow, wake_state
-from engine.core.manifest import read_manifest
-from engine.core.transports import ScriptedTransport
+from engine._run.manifest import read_manifest
+from engine._human.transports import ScriptedTransport
 from engine.testing import prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, JUDGE, COORDINATOR, WORKER
-from engine.workflow.starter import starter_paths
+from engine._flow.starter import starter_paths
 
 
 BRIEF = ("## 目标\n写一个 hello.txt\n## 验收标准\nhello.txt 内容是 hi\n## 边界\n只动 hello.txt\n"

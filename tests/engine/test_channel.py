@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.core.amend import AMEND_LABEL, amend_text
-from engine.core.channel import (
+from engine._human.amend import AMEND_LABEL, amend_text
+from engine._human.channel import (
     LIMIT_TEXT,
     NOBODY_TEXT,
     TIMEOUT_DEFAULT_TEXT,
@@ -22,15 +22,15 @@ from engine.core.channel import (
     Question,
     span,
 )
-from engine.core.events import Event
-from engine.core.transports import (
+from engine._events import Event
+from engine._human.transports import (
     ScriptedTransport,
     TerminalTransport,
     TransportError,
     pick,
     question_key,
 )
-from engine.errors import FlowerError
+from engine._errors import FlowerError
 
 # -- keys ------------------------------------------------------------------------------------
 

@@ -12,10 +12,10 @@ from typing import Any
 
 from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, query
 
-from engine.core.channel import (ASK_DESCRIPTION, LIMIT_TEXT, TIMEOUT_DEFAULT_TEXT, TIMEOUT_TEXT, HumanChannel,
+from engine._human.channel import (ASK_DESCRIPTION, LIMIT_TEXT, TIMEOUT_DEFAULT_TEXT, TIMEOUT_TEXT, HumanChannel,
                                  span)
-from engine.core.events import Event
-from engine.core.transports import ScriptedTransport
+from engine._events import Event
+from engine._human.transports import ScriptedTransport
 from engine.testing import FakeModel, prompt_contains, text, tool_results, tool_use
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from claude_agent_sdk import AgentDefinition, HookMatcher
 
-from engine.core.guard import (
+from engine._agents.guard import (
     BULKY,
     HANDS_ON,
     WRITE_ONLY,
@@ -29,7 +29,7 @@ from engine.core.guard import (
     whitelist_guard,
     workbench_hooks,
 )
-from engine.core.workbench import Workbench
+from engine._agents.workbench import Workbench
 
 
 def _input(event: str, tool: str, tool_input: dict[str, Any], *, cwd: str = "/ws", agent: str | None = None,

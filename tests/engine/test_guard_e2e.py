@@ -16,8 +16,8 @@ from typing import Any
 
 from claude_agent_sdk import AgentDefinition, ClaudeAgentOptions, ResultMessage, query
 
-from engine.core.guard import isolate_guard, isolated, merge_hooks, workbench_hooks
-from engine.core.workbench import Workbench
+from engine._agents.guard import isolate_guard, isolated, merge_hooks, workbench_hooks
+from engine._agents.workbench import Workbench
 from engine.testing import FakeModel, prompt_contains, system_contains, text, tool_results, tool_use
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from claude_agent_sdk import ClaudeSDKClient, SystemMessage
 
 from engine import AgentSpec, Workbench, build_options
-from engine.core.events import Event
+from engine._events import Event
 from engine.testing import system_contains, text
-from engine.workflow.oracle import consult
+from engine._flow.oracle import consult
 
 
 async def test_oracle_answers_from_recent_events_and_workbench(fake_model, tmp_path):

@@ -5,7 +5,7 @@ import socket
 import pytest
 
 from engine import Resilience
-from engine.core.resilience import classify, endpoint, reachable
+from engine._run.resilience import classify, endpoint, reachable
 
 
 @pytest.mark.parametrize("text, kind", [

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from engine import AgentSpec, HandoffPolicy, Resilience, Runtime, Step, Workflow
-from engine.core.manifest import read_manifest
+from engine._run.manifest import read_manifest
 from engine.testing import (
     compaction,
     hold,

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.core.manifest import read_manifest
-from engine.stores.sqlite_read import session_exists
+from engine._run.manifest import read_manifest
+from engine._stores.sqlite_read import session_exists
 from engine.testing import hold, prompt_contains, text, tool_use
 
 PROGRAMS = Path(__file__).parent / "programs"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.core.workbench import EXTERNAL_NOTE, Workbench, describe, is_within
+from engine._agents.workbench import EXTERNAL_NOTE, Workbench, describe, is_within
 
 
 @pytest.mark.parametrize(

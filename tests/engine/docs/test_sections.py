@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.docs.fences import code_mask, has_unclosed_fence
-from engine.docs.sections import PLACEHOLDER, SectionTable, is_placeholder, list_items, numbered
+from engine._docs.fences import code_mask, has_unclosed_fence
+from engine._docs.sections import PLACEHOLDER, SectionTable, is_placeholder, list_items, numbered
 
 T = SectionTable(
     {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.docs import Verdict
+from engine._docs import Verdict
 
 TITLED = """我逐项检查了判定清单。
 

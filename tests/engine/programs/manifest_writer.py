@@ -3,7 +3,7 @@
 import sys
 import time
 
-from engine.core.manifest import Manifest, StepResult
+from engine._run.manifest import Manifest, StepResult
 
 path, label, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 m = Manifest(path)

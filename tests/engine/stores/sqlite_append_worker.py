@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from engine.stores.sqlite import SqliteSessionStore
+from engine._stores.sqlite import SqliteSessionStore
 
 
 async def main(db: str, name: str, count: int, batch: int) -> None:

@@ -24,9 +24,9 @@ from claude_agent_sdk import (
     query,
 )
 
-from engine.stores.prune import PruningSessionStore
-from engine.stores.sqlite import SqliteSessionStore
-from engine.stores.trim import TrimPolicy
+from engine._stores.prune import PruningSessionStore
+from engine._stores.sqlite import SqliteSessionStore
+from engine._stores.trim import TrimPolicy
 from engine.testing import FakeModel, overloaded, prompt_contains, reply, text, tool_use
 
 NOTE = "[上一轮在此中断,这个工具结果没有产生]"

@@ -17,7 +17,7 @@ import pytest
 from claude_agent_sdk import SessionStore
 from claude_agent_sdk.testing import run_session_store_conformance
 
-from engine.stores.prune import (
+from engine._stores.prune import (
     PrunePolicy,
     PruningSessionStore,
     is_api_error,
@@ -26,8 +26,8 @@ from engine.stores.prune import (
     prune_entries,
     relink,
 )
-from engine.stores.sqlite import SqliteSessionStore
-from engine.stores.trim import EphemeralPolicy, TrimPolicy
+from engine._stores.sqlite import SqliteSessionStore
+from engine._stores.trim import EphemeralPolicy, TrimPolicy
 
 DATA = Path(__file__).parent / "data"
 KEY = {"project_key": "proj", "session_id": "sess-1"}

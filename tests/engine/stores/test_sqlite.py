@@ -34,8 +34,8 @@ from claude_agent_sdk import (
 from claude_agent_sdk.testing import run_session_store_conformance
 
 import engine
-from engine.errors import FlowerError
-from engine.stores.sqlite import (
+from engine._errors import FlowerError
+from engine._stores.sqlite import (
     SqliteSessionStore,
     StoreError,
     entry_context_tokens,

@@ -16,9 +16,9 @@ import pytest
 from claude_agent_sdk import SessionStore
 from claude_agent_sdk.testing import run_session_store_conformance
 
-from engine.errors import FlowerError
-from engine.stores.sqlite import SqliteSessionStore
-from engine.stores.trim import (
+from engine._errors import FlowerError
+from engine._stores.sqlite import SqliteSessionStore
+from engine._stores.trim import (
     EphemeralPolicy,
     TrimmingSessionStore,
     TrimPolicy,

@@ -1,0 +1,164 @@
+"""Progress notices posted in a run's thread: the wake banner, verdicts, handoffs, retries, offline.
+
+Pure functions from the engine's event payloads to message payloads; the engine's texts (reasons,
+failed checks, step names) are escaped and shown as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from bot.render.block_kit import MAX_BLOCKS, Payload, blocks_for, context, fallback, section
+from bot.render.split import clip, escape
+from engine._cli_view import human_tokens
+
+__all__ = [
+    "cost",
+    "duration",
+    "event_payload",
+    "handoff_notice",
+    "offline_notice",
+    "retry_notice",
+    "unverifiable_notice",
+    "verdict_message",
+    "wake_banner",
+]
+
+
+def duration(seconds: float) -> str:
+    """``42s``, ``12m 03s``, ``1h 02m``, ``2d 03h``: two units at most."""
+    s = int(max(0.0, seconds))
+    if s >= 86400:
+        return f"{s // 86400}d {s % 86400 // 3600:02d}h"
+    if s >= 3600:
+        return f"{s // 3600}h {s % 3600 // 60:02d}m"
+    if s >= 60:
+        return f"{s // 60}m {s % 60:02d}s"
+    return f"{s}s"
+
+
+def cost(usd: float) -> str:
+    """``$1.23``; below ten cents one more digit (``$0.004``), so small runs don't read as free."""
+    return f"${usd:.2f}" if usd >= 0.1 or usd == 0 else f"${usd:.3f}"
+
+
+def _notice(head: str, body: str = "", *, note: str = "") -> Payload:
+    """A headline (ready mrkdwn), an optional engine text (escaped), an optional context line."""
+    blocks = blocks_for(body, lead=head + "\n", max_blocks=MAX_BLOCKS - 1) if body.strip() else [section(head)]
+    if note:
+        blocks.append(context(note))
+    plain = head.replace("*", "") + (f"\n{body}" if body.strip() else "")
+    return {"text": fallback(plain), "blocks": blocks}
+
+
+def wake_banner(
+    workspace: str, *, woke: int, checks: int = 0, context_tokens: int | None = None,
+    steps: Sequence[str] = (), said: str = "",
+) -> Payload:
+    """Picking up an earlier run: requirement confirmed · goal with N checks · work context · wake #.
+
+    ``woke`` counts earlier wakes (the lineage's count), so this is wake ``woke + 1``; ``said`` is
+    what the person wrote to restart it, quoted.
+    """
+    parts = ["requirement confirmed"]
+    if checks:
+        parts.append(f"goal with {checks} check{'s' if checks != 1 else ''}")
+    if context_tokens:
+        parts.append(f"work context {human_tokens(context_tokens)}")
+    parts.append(f"wake #{woke + 1}")
+    head = "↩️ *Picking up where this left off* — " + " · ".join(parts)
+    notes = [f"Workspace: `{escape(clip(workspace, 500))}`"]
+    if steps:
+        notes.append("Resuming: " + ", ".join(escape(clip(s, 80)) for s in steps))
+    body = "\n".join("> " + line for line in said.splitlines() if line.strip()) if said.strip() else ""
+    return _notice(head, body, note=" · ".join(notes))
+
+
+_VERDICT_HEAD = {
+    "achieved": "✅ *Round {round}: goal achieved.*",
+    "not_yet": "🔁 *Round {round}: not yet.*",
+    "unreachable": "⛔ *Round {round}: the judge says the goal can't be reached or verified here.*",
+}
+
+
+def verdict_message(state: str, reason: str = "", failed: Sequence[str] = (), round: int | None = None) -> Payload:
+    """The judge's verdict of one round: achieved; not yet with the failed checks; unreachable.
+
+    Anything else ("", "unclear") is shown as no clear verdict, counted as not yet (as the
+    engine counts it). For unreachable, the question with its choices follows separately.
+    """
+    head = _VERDICT_HEAD.get(state, "❔ *Round {round}: no clear verdict, counted as not yet.*")
+    head = head.format(round=round if round is not None else "?")
+    body = reason.strip()
+    checks = [f for f in (str(x).strip() for x in failed) if f]
+    if checks:
+        body += ("\n\n" if body else "") + "Failed checks:\n" + "\n".join(f"• {f}" for f in checks)
+    note = "Choose below what to do next." if state == "unreachable" else ""
+    return _notice(head, body, note=note)
+
+
+HandoffPhase = Literal["near", "writing", "done"]
+
+
+def handoff_notice(
+    phase: HandoffPhase, used: int | None = None, window: int | None = None, degraded: bool = False,
+    path: str | None = None, *, at: int | None = None,
+) -> Payload:
+    """The context window filling up: ``near`` (warned), ``writing`` the handoff, ``done``."""
+    size = human_tokens(used) if used else "?"
+    of = f" of {human_tokens(window)}" if window else ""
+    if phase == "near":
+        line = f"🧠 Context is at {size}{of}" + (f"; a handoff comes at {human_tokens(at)}." if at else ".")
+    elif phase == "writing":
+        line = f"📝 Context is full ({size}{of}): writing a handoff, then a fresh session takes over."
+    elif degraded:
+        line = ("🔄 Handoff written from what is on disk (the session could not write it); a fresh "
+                "session takes over.")
+    else:
+        line = "🔄 Handoff written; a fresh session takes over."
+    note = f"Handoff: `{escape(clip(path, 500))}`" if path and phase == "done" else ""
+    return _notice(line, note=note)
+
+
+def retry_notice(
+    attempt: int, max_attempts: int, delay_s: float, *, kind: str | None = None, error: str | None = None
+) -> Payload:
+    """The model did not answer (overloaded, rate-limited, network): which try, when the next."""
+    why = f" ({escape(kind)})" if kind else ""
+    line = (f"⚠️ The model is unavailable{why}, try {attempt}/{max_attempts}; retrying the same session in "
+            f"{duration(delay_s)}.")
+    note = f"`{escape(clip(' '.join(error.split()), 300))}`" if error and error.strip() else ""
+    return _notice(line, note=note)
+
+
+def offline_notice(host: str, port: int | str, waited_s: float) -> Payload:
+    """Waiting for the model's endpoint to be reachable again."""
+    line = (f"📡 Can't reach {escape(str(host))}:{escape(str(port))} — waited {duration(waited_s)} so far; "
+            "the run continues when it's back.")
+    return _notice(line)
+
+
+def unverifiable_notice(count: int, total: int | str, path: str) -> Payload:
+    """Some checks of the goal cannot be verified in this environment (listed in ``path``)."""
+    return _notice(f"⚠️ {count}/{total} checks of the goal can't be verified here.",
+                   note=f"See `{escape(clip(path, 500))}`" if path else "")
+
+
+def event_payload(kind: str, payload: dict[str, Any]) -> Payload | None:
+    """The notice for an engine event (``Event.kind`` and ``Event.payload``), or None for events
+    that only update the status line (step, turn, result, ask, interrupt, done)."""
+    p = payload
+    if kind == "verdict":
+        return verdict_message(p.get("state", ""), p.get("reason", ""), p.get("failed", ()), p.get("round"))
+    if kind == "handoff":
+        return handoff_notice(p.get("phase", "done"), p.get("used"), p.get("window"), bool(p.get("degraded")),
+                              p.get("path"), at=p.get("at"))
+    if kind == "retry":
+        return retry_notice(p.get("attempt", 0), p.get("max_attempts", 0), p.get("delay_s", 0),
+                            kind=p.get("kind"), error=p.get("error"))
+    if kind == "offline":
+        return offline_notice(p.get("host", "?"), p.get("port", "?"), p.get("waited_s", 0))
+    if kind == "task" and p.get("unverifiable"):
+        return unverifiable_notice(len(p["unverifiable"]), p.get("total", "?"), str(p.get("path", "")))
+    return None

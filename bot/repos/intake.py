@@ -1,0 +1,104 @@
+"""Channel repositories from Slack: ``@flower /repo …`` (admins bind), and the Push / Diff buttons.
+
+Git work runs in ``asyncio.to_thread`` (a clone or a push can take a while); a ``RepoError`` is
+shown in the thread as it is: its text names what was wrong and the fix.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.render import controls
+
+from bot.render import messages as render
+
+from bot.render import repo as render_repo
+from bot.slack.commands import RepoCommand
+from bot.config import Config
+from bot.repos.git import RepoError
+from bot.slack.outbox import SLACK_FAILED, Outbox, ephemeral
+from bot.repos.threads import thread_worktree
+from bot.repos.bindings import Bindings
+from bot.store.records import ThreadKey
+from bot.runs.threads import workspace_dir
+from bot.repos.worktrees import push, summary
+
+log = logging.getLogger(__name__)
+
+NO_ADMINS = ("Nobody may bind a repository from Slack: FLOWER_ADMINS is empty. Whoever runs this bot can "
+             "set FLOWER_ADMINS to member IDs, or bind by hand in FLOWER_HOME/repos.json.")
+
+
+class RepoIntake:
+    """``/repo`` and the repository buttons of one bot."""
+
+    def __init__(self, *, config: Config, client: AsyncWebClient, outbox: Outbox) -> None:
+        self.config, self.client, self.outbox = config, client, outbox
+        self.bindings = Bindings(config.home)
+
+    async def command(self, key: ThreadKey, user: str, said: RepoCommand) -> None:
+        """Show (no source) or set (admins only) the channel's binding; the answer goes in ``key``'s thread."""
+        stamp = f"{key.channel}:{key.thread_ts}"
+        if not said.source:
+            binding = await asyncio.to_thread(self.bindings.get, key.channel)
+            shown = (render_repo.binding_message(binding, changed=False) if binding else
+                     render_repo.not_bound_message(can_bind=bool(self.config.admins)))
+            await self.outbox.send(key, "repo", f"repo:{stamp}", shown["text"], shown.get("blocks"))
+            return
+        if user not in self.config.admins:
+            note = NO_ADMINS if not self.config.admins else (
+                f"Sorry {render.mention(user)}, only admins (FLOWER_ADMINS) may bind a repository to a channel.")
+            await ephemeral(self.client, key.channel, user, note, thread_ts=key.thread_ts)
+            return
+        try:
+            binding = await asyncio.to_thread(self.bindings.bind, key.channel, said.source, said.base)
+        except RepoError as exc:
+            await self.outbox.send(key, "repo", f"repo:{stamp}", f":x: Not bound: {exc}")
+            return
+        shown = render_repo.binding_message(binding, changed=True)
+        await self.outbox.send(key, "repo", f"repo:{stamp}", shown["text"], shown["blocks"])
+
+    async def click(self, body: dict[str, Any], *, action: str) -> None:
+        """Push branch (allowed users only) or Diff as file, for the thread the button names."""
+        user, channel = body["user"]["id"], body["channel"]["id"]
+        key = controls.parse_thread_value(body["actions"][0].get("value", ""))
+        if key is None or key.channel != channel:
+            return
+        if not (self.config.user_allowed(user) and self.config.channel_allowed(channel)):
+            await ephemeral(self.client, channel, user, render.refusal(user)["text"], thread_ts=key.thread_ts)
+            return
+        try:
+            wt = await asyncio.to_thread(thread_worktree, workspace_dir(self.config.home, key))
+            if wt is None:
+                raise RepoError("this thread's worktree is gone (cleaned up, or started over); its branch is "
+                                "still in the repository. Push it from there with git.")
+            if action == render_repo.PUSH_ACTION:
+                await self._push(key, user, wt)
+            else:
+                await self._upload_diff(key, channel, wt)
+        except RepoError as exc:
+            await self.outbox.send(key, "repo", f"repo-click:{action}:{time.time()}", f":x: {exc}")
+
+    async def _upload_diff(self, key: ThreadKey, channel: str, wt: Any) -> None:
+        result = await asyncio.to_thread(summary, wt)
+        try:
+            await self.client.files_upload_v2(
+                channel=channel, thread_ts=key.thread_ts, content=result.diff or "(no changes)\n",
+                filename=f"{wt.branch.replace('/', '-')}.diff", title=f"Diff of {wt.branch}")
+        except SLACK_FAILED as exc:  # say so in the thread, not in a log only
+            raise RepoError(f"the diff could not be uploaded ({exc}). Press Diff again in a moment, or run "
+                            "`git diff` in the thread's worktree.") from exc
+
+    async def _push(self, key: ThreadKey, user: str, wt: Any) -> None:
+        binding = await asyncio.to_thread(self.bindings.get, key.channel)
+        if binding is None:
+            raise RepoError("this channel is no longer bound to a repository, so there is nowhere to push. "
+                            "Bind it again with `@flower /repo`.")
+        remote = await asyncio.to_thread(push, binding, wt)
+        await self.outbox.send(key, "repo", f"pushed:{wt.branch}:{time.time()}",
+                               f":rocket: {render.mention(user)} pushed `{wt.branch}` to `{remote}`.")

@@ -1,0 +1,101 @@
+"""A thread in a bound channel works in its own ``git worktree`` at ``<workspace>/repo``.
+
+The engine then runs with ``isolate=True`` in that worktree, so its workbench (brief, goal, Q&A
+log) lives beside it at ``<workspace>/.flower-repo``: outside the branch, kept across ``/new``.
+Everything here is blocking git work: call it through ``asyncio.to_thread``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from bot.repos.bindings import Binding, Bindings, fetch
+from bot.store.records import ThreadKey
+from bot.repos.worktrees import Worktree, open_worktree, remove_worktree, slugify, worktree_at
+from bot.runs.threads import run_dir
+from engine import isolated, starter_paths, wake_state
+
+REPO_DIR = "repo"
+FRESH_MARK = ".repo-fresh"  # in run_dir: the next run opens a new branch (``/new`` without words)
+
+__all__ = ["REPO_DIR", "engine_workspace", "is_bound_thread", "mark_fresh", "open_for_thread",
+           "share_worktree", "thread_slug", "thread_wake_state", "thread_worktree"]
+
+
+def thread_slug(ask: str, thread_ts: str) -> str:
+    """The request's slug plus the thread ts's digits, so two threads with the same words differ."""
+    suffix = thread_ts.replace(".", "")[-8:] or "0"
+    return f"{slugify(ask, fallback='thread', max_len=40)}-{suffix}"
+
+
+def is_bound_thread(ws: Path) -> bool:
+    """True when the thread has a repository worktree (or had one: its workbench is still there).
+
+    A worktree's ``.git`` is a file; a plain thread's worker may well make a ``repo`` folder.
+    """
+    return (ws / REPO_DIR / ".git").is_file() or starter_paths(ws / REPO_DIR, isolate=True).workbench.root.exists()
+
+
+def engine_workspace(ws: Path) -> tuple[Path, bool]:
+    """Where the engine runs for thread folder ``ws`` and whether isolated: the worktree, or ``ws``."""
+    return (ws / REPO_DIR, True) if is_bound_thread(ws) else (ws, False)
+
+
+def thread_wake_state(ws: Path) -> dict[str, Any]:
+    """The engine's ``wake_state`` for thread folder ``ws``, bound or not."""
+    engine_ws, isolate = engine_workspace(ws)
+    return wake_state(engine_ws, run_dir=run_dir(ws), isolate=isolate)
+
+
+def thread_worktree(ws: Path) -> Worktree | None:
+    """The thread's worktree, or None when it has none (unbound, or removed by cleanup)."""
+    path = ws / REPO_DIR
+    return worktree_at(path) if path.is_dir() and any(path.iterdir()) else None
+
+
+def mark_fresh(ws: Path, run_dir: Path) -> None:
+    """``/new`` without words: drop the worktree now (its branch stays), open a new one next run."""
+    if thread_worktree(ws) is not None:
+        remove_worktree(ws / REPO_DIR, force=True)
+        (run_dir / FRESH_MARK).write_text("", encoding="utf-8")
+
+
+def open_for_thread(home: Path, key: ThreadKey, ws: Path, run_dir: Path, ask: str, *,
+                    new: bool) -> tuple[Binding, Worktree] | None:
+    """The thread's binding and worktree, opened when needed; None for an unbound channel.
+
+    An existing worktree is reused, unless ``new`` (``/new``): then it is removed (its branch
+    stays) and a fresh branch opened. Raises ``RepoError`` (nothing half-made) for a failed
+    fetch, a missing base branch or a branch that already exists.
+    """
+    binding = Bindings(home).get(key.channel)
+    if binding is None:
+        return None
+    if not is_bound_thread(ws) and starter_paths(ws).workbench.root.exists():
+        return None  # a thread that began before the channel was bound keeps its plain folder
+    mark = run_dir / FRESH_MARK
+    fresh = new or mark.exists()
+    current = thread_worktree(ws)
+    if current is not None and not fresh:
+        return binding, current
+    if current is not None:
+        remove_worktree(current.path, force=True)
+    fetch(binding)
+    wt = open_worktree(binding, thread_slug(ask, key.thread_ts), ws / REPO_DIR,
+                       fresh=fresh or starter_paths(ws / REPO_DIR, isolate=True).workbench.root.exists())
+    mark.unlink(missing_ok=True)
+    return binding, wt
+
+
+def share_worktree(workflow: Any) -> None:
+    """Let the workflow's workers work in the thread's worktree itself, not in per-dispatch ones.
+
+    Measured with CLI 2.1.332: ``isolation="worktree"`` puts the agent's worktree under the MAIN
+    checkout's ``.claude/worktrees/`` and branches it from the main checkout's HEAD, so the bound
+    checkout gets touched and the worker's commits miss the thread's branch. The thread worktree
+    already keeps threads apart; ``isolate=True`` stays for the workbench outside the branch.
+    """
+    for step in workflow.steps:
+        for definition in (getattr(step.spec, "agents", None) or {}).values():
+            isolated(definition, False)

@@ -1,0 +1,229 @@
+"""One thread, one ``git worktree`` of its channel's repository, on its own ``flower/<slug>`` branch.
+
+Two threads never share files (each has its own folder and branch) and the bound checkout is never
+touched: ``git worktree add -b`` only adds a branch and a folder. Where the branch started is kept
+in the worktree's private git folder (``flower-base``), so ``worktree_at`` recovers it after a
+restart and ``summary`` always diffs against the commit the thread started from. Branches are
+never deleted here: ``remove_worktree`` and ``cleanup`` remove folders, the work stays reachable.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.repos import git as g
+from bot.repos.git import RepoError
+from bot.repos.bindings import CLONES, Binding, Bindings
+
+BRANCH_PREFIX = "flower/"
+BASE_FILE = "flower-base"
+MAX_SUFFIX = 100
+_SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+
+__all__ = ["BRANCH_PREFIX", "Result", "Worktree", "cleanup", "open_worktree", "push",
+           "remove_worktree", "slugify", "summary", "worktree_at"]
+
+
+@dataclass(frozen=True)
+class Worktree:
+    """A thread's working folder: ``path`` on ``branch``, started at ``base_commit`` of ``repo``."""
+
+    path: Path
+    branch: str
+    base_commit: str
+    repo: Path
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a thread did, relative to where it started: for the "achieved" message."""
+
+    branch: str
+    commits: list[str] = field(default_factory=list)  # "<short sha> <subject>", oldest first
+    diffstat: str = ""
+    diff: str = ""
+    uncommitted: list[str] = field(default_factory=list)  # porcelain lines: not in the branch yet
+
+
+def slugify(text: str, *, fallback: str = "thread", max_len: int = 32) -> str:
+    """A short branch-safe slug of a request (``"Add dark mode!"`` -> ``"add-dark-mode"``).
+
+    Slack markup (``<@U123>``, ``<http://...>``) is dropped and accents folded; text with no ASCII
+    letters or digits (a Chinese request, say) gives ``fallback``. Whole words are kept while
+    they fit in ``max_len``.
+    """
+    text = re.sub(r"<[^>]*>", " ", text or "")
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    words = re.findall(r"[a-z0-9]+", folded.lower())
+    out = ""
+    for word in words:
+        longer = f"{out}-{word}" if out else word
+        if len(longer) > max_len:
+            break
+        out = longer
+    return out or (words[0][:max_len] if words else fallback)
+
+
+def open_worktree(binding: Binding, thread_slug: str, into: str | Path, *,
+                  fresh: bool = False) -> Worktree:
+    """Add a worktree at ``into`` on a new branch ``flower/<thread_slug>`` from the binding's base.
+
+    When that branch already exists: ``fresh=False`` raises ``RepoError`` (two threads must not
+    share a branch); ``fresh=True`` (``/new``) takes the first free ``flower/<slug>-2``, ``-3``...
+    ``into`` must not exist or be an empty folder. Call ``repos.fetch`` first for a clone binding.
+    On any failure nothing is left: no folder, no branch.
+    """
+    if not _SLUG.fullmatch(thread_slug or ""):
+        raise RepoError(f"thread slug {thread_slug!r} cannot name a branch: use letters, digits, '_' "
+                        "and '-' (at most 64, starting with a letter or digit); see slugify().")
+    into = Path(into).resolve()
+    if into.exists() and (not into.is_dir() or any(into.iterdir())):
+        raise RepoError(f"{into} already exists and is not empty. Remove it (remove_worktree) or "
+                        "choose another folder.")
+    repo = binding.path
+    if not g.is_work_tree(repo):
+        raise RepoError(f"the repository bound to channel {binding.channel} ({repo}) is gone or not a "
+                        "git checkout any more. Bind the channel again.")
+    done = g.run("rev-parse", "--verify", "--quiet", f"{binding.base_ref}^{{commit}}", cwd=repo)
+    if done.returncode != 0:
+        raise RepoError(f"base branch {binding.base!r} no longer exists in {repo}. Bind the channel "
+                        "again with an existing base branch.")
+    base_commit = done.stdout.strip()
+    branch = _free_branch(repo, BRANCH_PREFIX + thread_slug, fresh=fresh)
+    made_dir = not into.exists()
+    done = g.run("worktree", "add", "--quiet", "--no-track", "-b", branch, str(into), base_commit, cwd=repo)
+    if done.returncode != 0:
+        _undo(repo, branch, into, made_dir)
+        raise RepoError(f"could not add a worktree at {into} on {branch}: {done.stderr.strip()}. "
+                        "Fix the cause above and start the thread again.")
+    try:
+        _base_file(into).write_text(base_commit + "\n", encoding="utf-8")
+    except OSError:
+        g.run("worktree", "remove", "--force", str(into), cwd=repo)
+        _undo(repo, branch, into, made_dir)
+        raise
+    return Worktree(into, branch, base_commit, repo)
+
+
+def worktree_at(path: str | Path) -> Worktree:
+    """The ``Worktree`` made by ``open_worktree`` at ``path`` (after a restart, for instance).
+
+    Raises ``RepoError`` when ``path`` is not such a worktree.
+    """
+    path = Path(path).resolve()
+    base = _base_file(path) if g.is_work_tree(path) else None
+    if base is None or not base.is_file():
+        raise RepoError(f"{path} is not a thread worktree made by flower. Open one with open_worktree().")
+    branch = g.git("symbolic-ref", "--quiet", "--short", "HEAD", cwd=path,
+                   fix="The worktree is on a detached HEAD; check its branch out again.")
+    main = g.git("worktree", "list", "--porcelain", cwd=path).splitlines()[0].removeprefix("worktree ")
+    return Worktree(path, branch, base.read_text(encoding="utf-8").strip(), Path(main))
+
+
+def remove_worktree(path: str | Path, *, force: bool = False) -> None:
+    """Remove the worktree folder at ``path``; its branch (and every commit on it) stays.
+
+    Without ``force``, a worktree with uncommitted or untracked files raises ``RepoError``.
+    """
+    wt = worktree_at(path)
+    g.git("worktree", "remove", *(["--force"] if force else []), str(wt.path), cwd=wt.repo,
+          fix=f"Commit the work in {wt.path} first, or remove it with force=True (those changes are lost).")
+
+
+def summary(worktree: Worktree) -> Result:
+    """The branch's commits, diff stat and diff since ``base_commit``, plus uncommitted files."""
+    span = f"{worktree.base_commit}..{worktree.branch}"
+    log = g.git("log", "--reverse", "--format=%h %s", span, cwd=worktree.path)
+    return Result(
+        branch=worktree.branch,
+        commits=[line for line in log.splitlines() if line],
+        diffstat=g.git("diff", "--stat", worktree.base_commit, worktree.branch, cwd=worktree.path),
+        diff=g.git("diff", worktree.base_commit, worktree.branch, cwd=worktree.path),
+        uncommitted=g.status_lines(worktree.path),
+    )
+
+
+def push(binding: Binding, worktree: Worktree) -> str:
+    """``git push <remote> <branch>`` (only on a person's click); returns the remote's name.
+
+    The remote is ``origin`` when there is one, else the repository's only remote. Raises
+    ``RepoError`` when the repository has no remote (or several and no ``origin``) or the push fails.
+    """
+    names = g.remotes(binding.path)
+    if "origin" in names or len(names) == 1:
+        remote = "origin" if "origin" in names else names[0]
+    else:
+        has = f"remotes {', '.join(names)} but no origin" if names else "no remote"
+        raise RepoError(f"{binding.path} has {has}, so {worktree.branch} cannot be pushed. "
+                        "Add one with `git remote add origin <url>`.")
+    ref = f"refs/heads/{worktree.branch}"
+    g.git("push", "--quiet", remote, f"{ref}:{ref}", cwd=worktree.path,
+          fix=f"Check that this machine may push to {remote!r} without a password prompt.")
+    return remote
+
+
+def cleanup(home: str | Path, keep: set[str]) -> list[Path]:
+    """Remove every thread worktree under ``home`` whose path is not in ``keep``; return the removed.
+
+    Looks in every bound repository and every clone under ``home/repos``. Only linked worktrees
+    inside ``home`` are candidates (never a bound checkout, nor a worktree someone made elsewhere);
+    they go with ``--force`` (their threads are over); branches stay. Stale entries whose folder is
+    already gone are pruned.
+    """
+    home = Path(home).resolve()
+    kept = {Path(p).resolve() for p in keep}
+    repos = {b.path for b in Bindings(home).all().values()}
+    clones = home / CLONES
+    if clones.is_dir():
+        repos |= {d for d in clones.iterdir() if d.is_dir() and not d.name.startswith(".")}
+    removed: list[Path] = []
+    for repo in sorted(repos):
+        if not g.is_work_tree(repo):
+            continue
+        g.git("worktree", "prune", cwd=repo)
+        for path in _linked_worktrees(repo):
+            if path.is_relative_to(home) and path not in kept:
+                g.git("worktree", "remove", "--force", str(path), cwd=repo)
+                removed.append(path)
+    return removed
+
+
+def _linked_worktrees(repo: Path) -> list[Path]:
+    out = g.git("worktree", "list", "--porcelain", cwd=repo)
+    paths = [Path(line.removeprefix("worktree ")).resolve()
+             for line in out.splitlines() if line.startswith("worktree ")]
+    return paths[1:]  # the first entry is the main checkout: never a candidate
+
+
+def _free_branch(repo: Path, name: str, *, fresh: bool) -> str:
+    if not g.valid_branch_name(name):
+        raise RepoError(f"{name!r} is not a valid branch name. Pick another thread slug.")
+    if not g.has_ref(repo, f"refs/heads/{name}"):
+        return name
+    if not fresh:
+        raise RepoError(f"branch {name!r} already exists in {repo}. Start the thread over with /new "
+                        "for a fresh branch, or delete the old branch if its work is no longer needed.")
+    for n in range(2, MAX_SUFFIX + 1):
+        if not g.has_ref(repo, f"refs/heads/{name}-{n}"):
+            return f"{name}-{n}"
+    raise RepoError(f"branches {name}-2 to {name}-{MAX_SUFFIX} all exist in {repo}. Delete old "
+                    f"{BRANCH_PREFIX} branches you no longer need.")
+
+
+def _base_file(worktree: Path) -> Path:
+    # the worktree's private git folder: not in the working tree (no stray file in the diff) and
+    # removed by git together with the worktree
+    rel = g.git("rev-parse", "--git-path", BASE_FILE, cwd=worktree)
+    return (worktree / rel).resolve()
+
+
+def _undo(repo: Path, branch: str, into: Path, made_dir: bool) -> None:
+    if g.has_ref(repo, f"refs/heads/{branch}"):
+        g.run("branch", "-D", branch, cwd=repo)  # the branch is ours, made a moment ago, empty
+    if made_dir:
+        shutil.rmtree(into, ignore_errors=True)
+    g.run("worktree", "prune", cwd=repo)

@@ -1,0 +1,83 @@
+"""A run's voice in its thread: one status message edited in place, and each event's notice once.
+
+Notices go through the outbox (each posted once, in order); the status message is edited at most
+every ``every_s`` seconds. A run resumed after a restart keeps editing the message it had, so the
+thread never shows two status lines for one run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.render import controls
+from bot.runs.events_view import RunStatus
+from bot.slack.outbox import Outbox, edit
+from bot.store.bot_store import BotStore, ThreadKey
+from bot.runs.threads import folder_name
+from engine import Event
+
+
+class StatusFeed:
+    """The status message and event notices of one run in thread ``key``.
+
+    ``open()`` posts the status message (or takes over ``reuse``), ``follow()`` folds events into
+    notices and edits until it reads None, ``finish()`` shows the final state (``status.state``).
+    """
+
+    def __init__(self, key: ThreadKey, *, store: BotStore, client: AsyncWebClient, outbox: Outbox,
+                 every_s: float) -> None:
+        self.key, self.store, self.client, self.outbox, self.every_s = key, store, client, outbox, every_s
+        self.status = RunStatus()
+        self.ts: str | None = None
+        self._tag = ""
+
+    def _shown(self) -> dict:
+        return self.status.payload(controls.thread_value(self.key))
+
+    async def open(self, reuse: str | None = None) -> str | None:
+        """Edit ``reuse`` (the run's message before a restart) or post a new status message; its ts."""
+        shown = self._shown()
+        if reuse and await edit(self.client, self.key.channel, reuse, shown["text"], shown["blocks"]):
+            self.ts = reuse
+        else:
+            self.ts = await self.outbox.post(self.key, "status", f"status:{folder_name(self.key)}:{time.time()}",
+                                             shown["text"], shown["blocks"])
+            await self.store.upsert_thread(self.key, status_ts=self.ts)
+        self._tag = f"{self.ts}:{time.time()}"  # notices are keyed per process run: a resumed run counts from 1
+        return self.ts
+
+    async def follow(self, events: asyncio.Queue[Event | None]) -> None:
+        """Fold events into notices (posted in order) and the status line (edited, throttled) until None."""
+        last_edit, dirty, n = 0.0, False, 0
+        while True:
+            try:  # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a cancel
+                async with asyncio.timeout(self.every_s or None):
+                    event = await events.get()
+            except TimeoutError:
+                event = ...
+            if event is None:
+                return
+            if isinstance(event, Event):
+                note = self.status.apply(event)
+                dirty = dirty or event.kind in ("step", "turn", "result")
+                if note:
+                    n += 1
+                    await self.outbox.send(self.key, event.kind, f"{event.kind}:{self._tag}:{n}",
+                                           note["text"], note["blocks"])
+                if event.kind == "ask":
+                    asked = event.payload.get("phase") == "asked"
+                    await self.store.set_state(self.key, "waiting" if asked else "running")
+            now = time.monotonic()
+            if dirty and self.ts and now - last_edit >= self.every_s:
+                shown = self._shown()
+                await edit(self.client, self.key.channel, self.ts, shown["text"], shown["blocks"])
+                last_edit, dirty = now, False
+
+    async def finish(self) -> None:
+        """Show the final state on the status message (no buttons once the run is over)."""
+        if self.ts:
+            shown = self._shown()
+            await edit(self.client, self.key.channel, self.ts, shown["text"], shown["blocks"])

@@ -1,0 +1,223 @@
+"""What each incoming mention, thread reply or click means, decided once and acted on.
+
+Called by ``bot.slack.app``'s listeners after bolt acked. Everything is claimed in ``bot.db`` first
+(event id, then channel+ts: a mention in a thread arrives as ``app_mention`` and ``message``), so
+a redelivery or the pair is handled once, across restarts too.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.render import controls
+
+from bot.render import messages as render
+from bot.runs.transport import Answers
+from bot.slack.commands import parse, parse_repo
+from bot.config import Config
+from bot.runs.jobs import Jobs
+from bot.slack.outbox import Outbox, edit, ephemeral, react
+from bot.repos.intake import RepoIntake
+from bot.store.bot_store import BotStore, Question as StoredQuestion, ThreadKey
+from bot.runs.threads import ThreadError, folder_name
+from engine import Answer
+
+log = logging.getLogger(__name__)
+
+EMPTY_MENTION = "Tell me what to do in one sentence, e.g. `@flower write a script that converts md to html`."
+ASK_WHAT = ":recycle: Archived the last run. What should I do now? Reply here with one sentence."
+
+
+class Intake:
+    """The bot's reactions to people: start, answer, interrupt, wake, /new, Stop, Start over."""
+
+    def __init__(self, *, config: Config, store: BotStore, client: AsyncWebClient, outbox: Outbox,
+                 jobs: Jobs, answers: Answers) -> None:
+        self.config, self.store, self.client = config, store, client
+        self.outbox, self.jobs, self.answers = outbox, jobs, answers
+        self.repo = RepoIntake(config=config, client=client, outbox=outbox)
+
+    def _allowed(self, user: str, channel: str) -> bool:
+        return self.config.user_allowed(user) and self.config.channel_allowed(channel)
+
+    def _refusal(self, user: str, channel: str) -> str:
+        return render.refusal(user, reason="user" if not self.config.user_allowed(user) else "channel")["text"]
+
+    async def _claim(self, body: dict[str, Any], event: dict[str, Any]) -> bool:
+        event_id = body.get("event_id")
+        if event_id and not await self.store.claim_event(event_id):
+            return False
+        return await self.store.claim_message(event["channel"], event["ts"])
+
+    # -- events --------------------------------------------------------------------------------
+
+    async def mention(self, body: dict[str, Any], event: dict[str, Any]) -> None:
+        """``@bot …``: a new thread starts a run; in a known thread it is a reply."""
+        if not await self._claim(body, event):
+            return
+        user, channel, ts = event.get("user", ""), event["channel"], event["ts"]
+        key = ThreadKey(body.get("team_id") or event.get("team", ""), channel, event.get("thread_ts") or ts)
+        await self.store.touch_seen(key, ts)  # a known thread: the start-up read back begins after it
+        if not self._allowed(user, channel):
+            await ephemeral(self.client, channel, user, self._refusal(user, channel), thread_ts=event.get("thread_ts"))
+            return
+        repo = parse_repo(event.get("text", ""))
+        if repo is not None:  # `@flower /repo …`: the channel's repository, answered in the thread
+            await self.repo.command(key, user, repo)
+            return
+        if await self.store.get_thread(key) is not None:
+            await self.words(key, event.get("text", ""), user, ts)
+        else:
+            said = parse(event.get("text", ""))
+            if said.text:
+                await self.begin(key, said.text, user, ts, new=said.new)
+            else:
+                await self.outbox.send(key, "hint", f"hint:{channel}:{ts}", EMPTY_MENTION)
+        await self._files_note(key, event)
+
+    async def _files_note(self, key: ThreadKey, event: dict[str, Any]) -> None:
+        """Files shared with the words are not read: the thread is told what to do instead."""
+        files = event.get("files") or []
+        if not files:
+            return
+        names = [str(f.get("name") or f.get("title") or f.get("id") or "file") for f in files]
+        known = await self.store.get_thread(key) is not None
+        note = render.attachments_note(names, str(self.jobs.workspace(key)) if known else None)
+        await self.outbox.send(key, "files", f"files:{key.channel}:{event['ts']}", note)
+
+    async def message(self, body: dict[str, Any], event: dict[str, Any]) -> None:
+        """A plain message: only a reply in a thread the bot runs counts; the rest is ignored."""
+        if event.get("subtype") not in (None, "file_share") or event.get("bot_id") or not event.get("thread_ts") \
+                or not event.get("user"):
+            return  # edits, joins, other bots, top-level chatter: never ours to answer
+        key = ThreadKey(body.get("team_id") or event.get("team", ""), event["channel"], event["thread_ts"])
+        if await self.store.get_thread(key) is None or not await self._claim(body, event):
+            return
+        await self.store.touch_seen(key, event["ts"])  # bot.slack.catchup reads the thread back from here
+        if not self._allowed(event["user"], event["channel"]):
+            await ephemeral(self.client, event["channel"], event["user"],
+                            self._refusal(event["user"], event["channel"]), thread_ts=event["thread_ts"])
+            return
+        await self.words(key, event.get("text", ""), event["user"], event["ts"])
+        await self._files_note(key, event)
+
+    async def begin(self, key: ThreadKey, ask: str, user: str, ts: str, *, new: bool = False) -> None:
+        """Start the thread's first run: reaction, acceptance reply with the workspace, the run."""
+        try:
+            ws = self.jobs.workspace(key)
+        except ThreadError as exc:
+            log.warning("refusing thread %s: %s", key, exc)
+            return
+        await react(self.client, key.channel, ts)
+        accepted = render.started_message(str(ws))
+        await self.outbox.send(key, "accepted", f"accepted:{folder_name(key)}:{ts}",
+                               accepted["text"], accepted["blocks"])
+        await self.jobs.start(key, ask, by=user, new=new)
+
+    async def words(self, key: ThreadKey, text: str, user: str, ts: str) -> None:
+        """A person's words in a known thread: /new, an answer, an interruption, or a wake."""
+        repo = parse_repo(text)
+        if repo is not None:  # the mention pair may arrive as a plain message first
+            await self.repo.command(key, user, repo)
+            return
+        said = parse(text)
+        if said.new:
+            await self.start_over(key, said.text, user, ts)
+            return
+        if not said.text:
+            return
+        pending = await self.store.pending_questions(key)
+        if pending:
+            q = pending[-1]  # the newest open question is the one the person sees last
+            if await self.store.answer_question(q.id, said.text, user):
+                await self._answered(q, said.text, user)
+                await react(self.client, key.channel, ts, "white_check_mark")
+                return
+        if await self.jobs.interrupt(key, said.text, by=user, ts=ts):
+            await react(self.client, key.channel, ts, "eyes")
+            return
+        await react(self.client, key.channel, ts)
+        await self.jobs.start(key, said.text, by=user)
+
+    async def start_over(self, key: ThreadKey, text: str, user: str, ts: str | None) -> None:
+        """``/new …`` or the Start over button: stop, archive, then start fresh or ask what to do."""
+        await self.jobs.stop(key)
+        for q in await self.store.close_questions(key):  # the old run's questions no longer take answers
+            if q.message_ts:
+                shown = render.closed_question_message(q.text, "Closed: the thread started over.", asked_by=q.asked_by)
+                await edit(self.client, key.channel, q.message_ts, shown["text"], shown["blocks"])
+        if ts:
+            await react(self.client, key.channel, ts)
+        if text:
+            if ts:
+                await self.begin(key, text, user, ts, new=True)
+            else:
+                await self.jobs.start(key, text, by=user, new=True)
+            return
+        try:
+            self.jobs.archive(key)
+        except Exception as exc:  # nothing to archive yet is fine: the next words start fresh anyway
+            log.info("archive of %s: %s", folder_name(key), exc)
+        await self.store.set_state(key, "idle")
+        await self.outbox.send(key, "ask_what", f"ask_what:{folder_name(key)}:{ts or user}:{time.time()}", ASK_WHAT)
+
+    async def _answered(self, q: StoredQuestion, answer: str, user: str) -> None:
+        delivered = self.answers.deliver(q.thread, q.question_key, Answer("answered", answer, by=user))
+        # the run records the ts only after the post returns: a quick answer finds it in the outbox
+        ts = q.message_ts or await self.store.sent_ts(controls.question_notice_key(q.thread, q.id))
+        if ts:
+            shown = render.answered_message(q.text, answer, user, asked_by=q.asked_by)
+            await edit(self.client, q.thread.channel, ts, shown["text"], shown["blocks"])
+        if not delivered:  # nobody waits here: a run parked or stopped on it picks up (and asks it again)
+            await self.jobs.take_up(q.thread)
+
+    # -- clicks --------------------------------------------------------------------------------
+
+    async def answer_click(self, body: dict[str, Any], ack: Callable[[], Awaitable[Any]]) -> None:
+        """An option button: the first answer wins; a late or second click gets an ephemeral note.
+
+        The answer is in ``bot.db`` before the click is acked: Slack never redelivers a click, so
+        an acked click must not be lost by a kill. Killed before that, the person sees the click
+        fail in Slack and clicks again.
+        """
+        action, user = body["actions"][0], body["user"]["id"]
+        channel = body["channel"]["id"]
+        thread_ts = (body.get("message") or {}).get("thread_ts")
+        parsed = render.parse_answer_value(action.get("value", ""))
+        q = await self.store.get_question(parsed[0]) if parsed is not None else None
+        if parsed is None or q is None or parsed[1] >= len(q.options) or q.thread.channel != channel:
+            await ack()
+            return
+        if not self._allowed(user, channel):
+            await ack()
+            await ephemeral(self.client, channel, user, self._refusal(user, channel), thread_ts=thread_ts)
+            return
+        answer = q.options[parsed[1]]
+        won = await self.store.answer_question(q.id, answer, user)
+        await ack()
+        if not won:
+            now = await self.store.get_question(q.id)
+            note = (render.stale_click_note(answer=now.answer, by_user_id=now.answered_by)
+                    if now and now.answered else render.stale_click_note())
+            await ephemeral(self.client, channel, user, note, thread_ts=thread_ts)
+            return
+        await self._answered(q, answer, user)
+
+    async def control_click(self, body: dict[str, Any], *, stop: bool) -> None:
+        """Stop or Start over on a status message."""
+        action, user = body["actions"][0], body["user"]["id"]
+        key = controls.parse_thread_value(action.get("value", ""))
+        if key is None or key.channel != body["channel"]["id"]:
+            return
+        if not self._allowed(user, key.channel):
+            await ephemeral(self.client, key.channel, user, self._refusal(user, key.channel), thread_ts=key.thread_ts)
+            return
+        if stop:
+            await self.jobs.stop(key)
+        else:
+            await self.start_over(key, "", user, None)

@@ -1,0 +1,122 @@
+"""The bot's database file (``bot.db`` under FLOWER_HOME): its tables, and how it is opened.
+
+Five tables: ``threads`` (a Slack thread -> its workspace and run state), ``events`` and
+``messages`` (ids already handled: Slack redelivers for hours, and one mention arrives twice),
+``questions`` (asks that must survive a restart), ``outbox`` (each notice posted once) and
+``inbox`` (words said to a running thread, not yet taken by the run).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from engine._stores.sqlite_db import StoreError, open_file
+
+__all__ = ["SCHEMA", "VERSION", "connect"]
+
+VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS threads (
+    team TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    thread_ts TEXT NOT NULL,
+    workspace TEXT NOT NULL,
+    state TEXT NOT NULL,
+    last_seen_ts TEXT,
+    status_ts TEXT,
+    created_by TEXT NOT NULL DEFAULT '',
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (team, channel, thread_ts)
+);
+CREATE INDEX IF NOT EXISTS threads_by_state ON threads (state, created_at);
+CREATE TABLE IF NOT EXISTS events (
+    event_id TEXT PRIMARY KEY,
+    at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_by_at ON events (at);
+CREATE TABLE IF NOT EXISTS messages (
+    channel TEXT NOT NULL,
+    ts TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (channel, ts)
+);
+CREATE INDEX IF NOT EXISTS messages_by_at ON messages (at);
+CREATE TABLE IF NOT EXISTS questions (
+    id INTEGER PRIMARY KEY,
+    team TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    thread_ts TEXT NOT NULL,
+    question_key TEXT NOT NULL,
+    text TEXT NOT NULL,
+    options TEXT NOT NULL,
+    message_ts TEXT,
+    asked_by TEXT NOT NULL DEFAULT '',
+    default_answer TEXT,
+    deadline REAL,
+    asked_at REAL NOT NULL,
+    answer TEXT,
+    answered_by TEXT,
+    answered_at REAL,
+    consumed_at REAL
+);
+CREATE INDEX IF NOT EXISTS questions_by_thread ON questions (team, channel, thread_ts, question_key);
+CREATE TABLE IF NOT EXISTS outbox (
+    id INTEGER PRIMARY KEY,
+    team TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    thread_ts TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    dedupe_key TEXT NOT NULL UNIQUE,
+    payload TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    state TEXT NOT NULL DEFAULT 'pending',
+    attempts INTEGER NOT NULL DEFAULT 0,
+    error TEXT,
+    retry_at REAL,
+    sent_ts TEXT,
+    sent_at REAL
+);
+CREATE INDEX IF NOT EXISTS outbox_pending ON outbox (state, id);
+CREATE INDEX IF NOT EXISTS outbox_by_thread ON outbox (team, channel, thread_ts, state);
+CREATE TABLE IF NOT EXISTS inbox (
+    id INTEGER PRIMARY KEY,
+    team TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    thread_ts TEXT NOT NULL,
+    text TEXT NOT NULL,
+    by_user TEXT NOT NULL,
+    ts TEXT NOT NULL,
+    at REAL NOT NULL,
+    drained_at REAL,
+    UNIQUE (channel, ts)
+);
+CREATE INDEX IF NOT EXISTS inbox_by_thread ON inbox (team, channel, thread_ts, drained_at);
+"""
+
+
+def connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
+    """Open ``path`` (creating its folder and the tables): WAL, busy timeout, autocommit mode.
+
+    Transactions are explicit (``engine._stores.sqlite_db.immediate``); the connection may be used
+    from any thread, the caller serializes access. Raises ``StoreError`` for the folder or a file
+    written by a newer bot, ``sqlite3.Error`` for the file itself.
+    """
+    # FULL, not NORMAL: an answer a person gave must survive even a power cut; writes are few.
+    conn = open_file(path, busy_timeout, synchronous="FULL",
+                     folder_fix="Set FLOWER_HOME to a writable folder.")
+    try:
+        (version,) = conn.execute("PRAGMA user_version").fetchone()
+        if version > VERSION:
+            raise StoreError(
+                f"{str(path)!r} was written by a newer flower-bot (schema {version}, this one knows "
+                f"{VERSION}). Upgrade flower-bot, or move the file aside to start with no state."
+            )
+        # One script in one write transaction: two processes may create the file at once.
+        conn.executescript(f"BEGIN IMMEDIATE;{SCHEMA}PRAGMA user_version={VERSION};COMMIT;")
+    except BaseException:
+        conn.close()
+        raise
+    return conn

@@ -1,0 +1,213 @@
+"""The workbench: an on-disk folder of scripts, artifacts and notes, with an index the model sees.
+
+The index goes into the session's system prompt (``prompt_block()``), so the agent knows every
+turn what it already has. Subagents do not inherit it (they have their own system prompt): the
+coordinator must pass "long outputs go to artifacts/" and the workbench's location in each
+task brief.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine._files import write_text_atomic
+
+FOLDERS = ("scripts", "artifacts", "notes")
+INDEX_NAME = "INDEX.md"
+DESC_MAX = 100
+_DESC_LINES = 8  # a `# desc:` line counts only within a file's first 8 lines
+_HEAD_BYTES = 8192
+_PROSE = frozenset({"", ".md", ".markdown", ".txt", ".rst", ".log"})
+_DESC_RE = re.compile(r"^\s*(?:#|//|--)\s*desc\s*[::]\s*(.+?)\s*$", re.IGNORECASE)
+_COMMENT_RE = re.compile(r"^\s*(?:#+|//+|--+)\s*(.*?)\s*$")
+_DOCSTRING_RE = re.compile(r"^\s*[rRbBuU]?(\"\"\"|''')(.*)$")
+# Lines that look like comments but describe nothing: a shebang, a coding or editor mode line.
+_NOISE_RE = re.compile(r"^\s*(#!|#.*-\*-|#\s*(?:vim?|coding)[:=]|#\s*type:)")
+
+RULES = (
+    "1. 要跑第二次的脚本放 scripts/,首行写 `# desc: 一句话说明`。\n"
+    "2. 超过 2000 字符的产出写进 artifacts/,对话里只给路径和结论。\n"
+    "3. 关键决定写进 notes/,一个决定一个文件。"
+)
+EXTERNAL_NOTE = "工作台在仓库之外:一律用绝对路径访问,不要用相对路径。"
+
+
+def describe(path: str | Path) -> str:
+    """One-line description of a file, read from its head; "" when there is none.
+
+    Order: a ``# desc:`` (or ``// desc:``, ``-- desc:``) line within the first 8 lines, then the
+    first non-empty comment (shebangs and coding lines skipped), then the first line of a
+    docstring, then (for prose: Markdown, text, no suffix) the first non-empty line. Cut at
+    100 characters.
+    Binary or unreadable files give "".
+    """
+    try:
+        with open(path, "rb") as f:
+            head = f.read(_HEAD_BYTES)
+    except OSError:
+        return ""
+    if b"\0" in head:
+        return ""
+    lines = head.decode("utf-8", errors="replace").splitlines()
+    for line in lines[:_DESC_LINES]:
+        if m := _DESC_RE.match(line):
+            return _cut(m.group(1))
+    first_line = ""
+    for i, line in enumerate(lines):
+        if not line.strip() or _NOISE_RE.match(line):
+            continue
+        if m := _COMMENT_RE.match(line):
+            if m.group(1):
+                return _cut(m.group(1))
+            continue  # an empty comment line ("#", "//"): look further
+        if m := _DOCSTRING_RE.match(line):
+            rest = m.group(2).replace(m.group(1), "").strip()
+            if not rest and i + 1 < len(lines):
+                rest = lines[i + 1].strip().replace(m.group(1), "")
+            if rest:
+                return _cut(rest)
+            continue
+        first_line = first_line or line.strip()
+    # prose (notes, text artifacts) has no comments: its first line says what it is
+    return _cut(first_line) if Path(path).suffix.lower() in _PROSE else ""
+
+
+def _cut(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= DESC_MAX else text[: DESC_MAX - 1] + "…"
+
+
+@dataclass
+class Workbench:
+    """The workbench folder: ``scripts/``, ``artifacts/``, ``notes/`` and ``INDEX.md``.
+
+    ``root`` is ``home`` when given (an isolated run keeps it outside the repository, where
+    worktree agents can still write), else ``workspace/dirname``. Nothing is created until
+    ``ensure()`` or ``refresh()``.
+    """
+
+    workspace: Path
+    dirname: str = ".flower"
+    max_index_entries: int = 40
+    home: Path | None = None
+
+    def __post_init__(self) -> None:
+        self.workspace = Path(self.workspace)
+        if self.home is not None:
+            self.home = Path(self.home)
+
+    @property
+    def root(self) -> Path:
+        """The workbench folder: ``home`` if given, else ``workspace/dirname``."""
+        return self.home if self.home is not None else self.workspace / self.dirname
+
+    @property
+    def scripts(self) -> Path:
+        return self.root / "scripts"
+
+    @property
+    def artifacts(self) -> Path:
+        return self.root / "artifacts"
+
+    @property
+    def notes(self) -> Path:
+        return self.root / "notes"
+
+    @property
+    def spill(self) -> Path:
+        """Where ``spill_guard`` writes oversized tool results (not the trim store's spill)."""
+        return self.root / "spill"
+
+    @property
+    def index_path(self) -> Path:
+        return self.root / INDEX_NAME
+
+    @property
+    def external(self) -> bool:
+        """True when the root lies outside the workspace (then paths must be absolute)."""
+        return not is_within(self.root, self.workspace)
+
+    def show(self, path: str | Path) -> str:
+        """``path`` as the model should write it: workspace-relative inside, else absolute."""
+        p = Path(os.path.realpath(path))
+        try:
+            return p.relative_to(os.path.realpath(self.workspace)).as_posix()
+        except ValueError:
+            return str(p)
+
+    def ensure(self) -> Workbench:
+        """Create the root and its three folders (idempotent); returns self."""
+        for name in FOLDERS:
+            (self.root / name).mkdir(parents=True, exist_ok=True)
+        return self
+
+    def index(self) -> str:
+        """The index text, built from what is on disk now: per folder, newest first.
+
+        Each folder lists at most ``max_index_entries`` files (hidden files skipped, subfolders
+        walked), each with its ``describe()`` line; the rest are counted in one line.
+        """
+        parts = ["# 工作台索引"]
+        for name in FOLDERS:
+            files = _files_newest_first(self.root / name)
+            parts.append(f"\n## {name}/")
+            if not files:
+                parts.append("(空)")
+            for f in files[: self.max_index_entries]:
+                desc = describe(f)
+                rel = f.relative_to(self.root).as_posix()
+                parts.append(f"- {rel} — {desc}" if desc else f"- {rel}")
+            if len(files) > self.max_index_entries:
+                parts.append(f"- …另有 {len(files) - self.max_index_entries} 个较旧的文件未列出")
+        return "\n".join(parts) + "\n"
+
+    def refresh(self) -> str:
+        """Create the folders and rewrite ``INDEX.md`` from disk; returns the index text."""
+        self.ensure()
+        text = self.index()
+        write_text_atomic(self.index_path, text)
+        return text
+
+    def prompt_block(self) -> str:
+        """The system-prompt block: where the workbench is, its index, and the three rules."""
+        lines = [f"## 工作台\n\n工作台位置:{self._shown_root()}", "", RULES]
+        if self.external:
+            lines += ["", EXTERNAL_NOTE]
+        lines += ["", self.index().rstrip()]
+        return "\n".join(lines) + "\n"
+
+    def _shown_root(self) -> str:
+        return str(Path(os.path.abspath(self.root))) if self.external else self.show(self.root) + "/"
+
+
+def is_within(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or below it, after resolving symlinks and ``..``.
+
+    A relative ``path`` is taken from the process's current folder.
+    """
+    try:
+        Path(os.path.realpath(path)).relative_to(os.path.realpath(folder))
+    except ValueError:
+        return False
+    return True
+
+
+def _files_newest_first(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    found: list[tuple[float, Path]] = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in filenames:
+            if name.startswith("."):
+                continue  # temp files of atomic writes, editor droppings
+            p = Path(dirpath) / name
+            try:
+                found.append((p.stat().st_mtime, p))
+            except OSError:
+                continue  # removed while we walked: nothing to index
+    found.sort(key=lambda t: (-t[0], str(t[1])))
+    return [p for _, p in found]

@@ -1,0 +1,111 @@
+"""What the ``flower`` command prints: the wake banner, step banners and one line per event.
+
+Without the wake line, "does it remember or not?" is invisible, and that is this layer's whole
+value; the context number is there on purpose, so a person can choose to start over before the
+context hits the wall.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TextIO
+
+from engine._events import Event
+from engine._stores.sqlite_read import last_context_tokens
+from engine._flow.starter import WORK_STEP
+
+BANNER_WIDTH = 38
+
+
+def human_tokens(n: int) -> str:
+    """80200 -> "80.2K", 1200000 -> "1.2M"."""
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M"
+    if n >= 1_000:
+        return f"{n / 1_000:.1f}K"
+    return str(n)
+
+
+def _home_relative(path: Path) -> str:
+    path = path.resolve()
+    try:
+        return "~/" + str(path.relative_to(Path.home()))
+    except ValueError:
+        return str(path)
+
+
+def wake_banner(workspace: Path, run_dir: str | Path, state: dict[str, Any]) -> str:
+    """``<- 在 ~/proj 接上上次  需求已确认 · 目标 15 条 · 干活上下文 80.2K · 第 3 次唤醒``.
+
+    需求已确认 always; 目标 N 条 only with a non-empty checklist; the work context only when
+    ``sessions.db`` knows the last turn's size of that session.
+    """
+    parts = ["需求已确认"]
+    if state.get("checks"):
+        parts.append(f"目标 {state['checks']} 条")
+    sid = state.get("steps", {}).get(WORK_STEP)
+    if sid:
+        tokens = last_context_tokens(Path(run_dir).resolve() / "sessions.db", sid)
+        if tokens:
+            parts.append(f"{WORK_STEP}上下文 {human_tokens(tokens)}")
+    parts.append(f"第 {state.get('woke', 0) + 1} 次唤醒")
+    return f"<- 在 {_home_relative(workspace)} 接上上次  " + " · ".join(parts)
+
+
+def step_banner(event: Event) -> str:
+    """``== 干活 ======  3/3  <- 接上次 · 第 3 次唤醒``."""
+    p = event.payload
+    head = f"== {event.step} ".ljust(BANNER_WIDTH, "=")
+    line = f"{head}  {p.get('index', 0) + 1}/{p.get('total', 1)}"
+    if p.get("resumed"):
+        line += f"  <- 接上次 · 第 {p.get('woke', 1)} 次唤醒"
+    return line
+
+
+def event_line(event: Event) -> str | None:
+    """One line for a progress event, or None for events not worth a line in a terminal."""
+    p = event.payload
+    if event.kind == "step":
+        return step_banner(event)
+    if event.kind == "retry":
+        return (f"  ! 模型暂时不可用,第 {p['attempt']}/{p['max_attempts']} 次失败,"
+                f"{p['delay_s']:.0f}s 后接着同一会话重试")
+    if event.kind == "offline":
+        return f"  ! 连不上 {p['host']}:{p['port']},已等 {p['waited_s']:.0f}s,继续等"
+    if event.kind == "handoff":
+        phase = p.get("phase")
+        if phase == "near":
+            return f"  ~ 上下文 {human_tokens(p['used'])},接近交接线 {human_tokens(p['at'])}"
+        if phase == "writing":
+            return f"  ~ 上下文满了({human_tokens(p['used'])}),正在写交接文档"
+        tag = "(降级)" if p.get("degraded") else ""
+        return f"  ~ 交接完成{tag},新会话接手" + (f":{p['path']}" if p.get("path") else "")
+    if event.kind == "verdict":
+        failed = "".join(f"\n    - {f}" for f in p.get("failed", []))
+        return f"  判定 #{p['round']}: {p['state']}  {p.get('reason', '')}".rstrip() + failed
+    if event.kind == "task" and p.get("unverifiable"):
+        return (f"  ! 目标里有 {len(p['unverifiable'])}/{p['total']} 条在这个环境无法验证,"
+                f"见 {p['path']}")
+    if event.kind == "interrupt":
+        return f"  <- 收到:{p['said']}"
+    return None
+
+
+class TerminalView:
+    """An ``on_event`` callback that prints ``event_line`` to a stream."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def __call__(self, event: Event) -> None:
+        line = event_line(event)
+        if line:
+            print(line, file=self.out, flush=True)
+
+    def summary(self, ctx: dict[str, Any], results: list[Any]) -> None:
+        """The last line: achieved or not (and why), and what this process spent on every step,
+        judge rounds and retries included."""
+        cost = sum(r.cost_usd for r in results)
+        state = "达成" if ctx.get("_ok") else "没有达成"
+        why = ctx.get("_aborted") or ctx.get("_failed") or ""
+        print(f"== 结束:{state}{'(' + why + ')' if why else ''} · ${cost:.2f}", file=self.out)

@@ -1,0 +1,193 @@
+"""``starter_flow``: confirm the requirement -> set the goal -> work (goal-guarded); and the
+read-only ``wake_state`` probe that tells "continue" from "start".
+
+Where the workbench (and with it the brief, the goal and the Q&A log) lives is decided here
+once, for both: ``isolate=True`` -> ``<ws>.parent/.flower-<ws.name>`` (outside the repository, an
+isolated worker cannot write the shared checkout); otherwise ``<ws>/.flower``. A driver that
+needs the brief's path uses ``starter_paths`` too: building the path by hand and getting it
+wrong raises nothing, it just fails silently.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine._human.channel import HumanChannel, Park
+from engine._run.lineage import LINEAGE_FILE, Lineage
+from engine._agents.roles import coordinator, worker
+from engine._agents.workbench import Workbench
+from engine._docs.brief import Brief
+from engine._docs.goal import Goal
+from engine._stores.sqlite_read import session_exists
+from engine._flow.base import Ctx, Step, Workflow
+from engine._flow.steps import BRIEF_KEY, GOAL_KEY, clarify_step, goal_step, with_goal
+
+WORK_STEP = "干活"
+EMPTY_ASK = "要给一句诉求,例如 flower '帮我做一个 X'"
+CLARIFY_PROMPT = "这是人提出的诉求:\n\n{ask}\n\n确认需求,最后给出四节。"
+CLARIFY_AGAIN = "\n\n工作区里已有一份没写完的需求,补全它:\n\n{brief}"
+WORK_PROMPT = "按这个需求做。\n\n{brief}\n\n{goal}"
+WAKE_SAID = "补充一句:{said}\n\n(这句话已追加进需求,目标已据此重新设定:)\n\n{goal}"
+WAKE_SILENT = "接着上次的进度继续做。"
+
+
+@dataclass(frozen=True)
+class StarterPaths:
+    """Where ``starter_flow`` keeps its files for one workspace."""
+
+    workspace: Path
+    workbench: Workbench
+    brief: Path
+    goal: Path
+    log: Path
+
+    @property
+    def archive(self) -> Path:
+        return self.workbench.notes / "archive"
+
+
+def starter_paths(
+    workspace: str | Path = ".",
+    *,
+    isolate: bool = False,
+    brief_name: str = "需求.md",
+    goal_name: str = "目标.md",
+    log_name: str = "问答记录.md",
+) -> StarterPaths:
+    """The workbench, brief, goal and Q&A log paths of ``workspace`` (nothing is created)."""
+    ws = Path(workspace).resolve()
+    home = ws.parent / f".flower-{ws.name}" if isolate else None
+    wb = Workbench(ws, home=home)
+    return StarterPaths(ws, wb, wb.root / brief_name, wb.root / goal_name, wb.notes / log_name)
+
+
+def _is_git_repo(path: Path) -> bool:
+    done = subprocess.run(["git", "-C", str(path), "rev-parse", "--is-inside-work-tree"],
+                          capture_output=True, text=True)
+    return done.returncode == 0 and done.stdout.strip() == "true"
+
+
+def archive_run(paths: StarterPaths, run_dir: str | Path = "runs") -> Path:
+    """``--new``: move lineage, brief and goal together into ``notes/archive/<YYYYmmdd-HHMMSS>/``
+    and zero the lineage. ``sessions.db`` is never touched: it is the archive."""
+    lineage = Lineage(Path(run_dir) / LINEAGE_FILE, paths.workspace)
+    return lineage.archive(paths.archive / time.strftime("%Y%m%d-%H%M%S"),
+                           extra=[paths.brief, paths.goal])
+
+
+def starter_flow(
+    ask: str,
+    *,
+    workspace: str | Path = ".",
+    run_dir: str | Path = "runs",
+    new: bool = False,
+    isolate: bool = False,
+    clarify_only: bool = False,
+    goal: bool = True,
+    rounds: int = 3,
+    judge_can_run: bool = False,
+    max_asks: int | None = None,
+    timeout_s: float | None = 1800.0,
+    instructions: str = "",
+    worker_prompt: str = "你负责实现。每改一处就跑一次验证,别攒到最后。",
+    brief_name: str = "需求.md",
+    goal_name: str = "目标.md",
+    log_name: str = "问答记录.md",
+    transport: Any = None,
+    park: Park | None = None,
+) -> Workflow:
+    """Three steps that run as they are: confirm the requirement, set the goal, work.
+
+    A complete brief on disk means a wake: a non-empty ``ask`` then lands in three places at
+    once (missing one fails silently): appended to the brief under ``唤醒时追加``, the goal
+    re-derived (else the judge keeps reading the old checklist), and handed straight to the
+    coordinator (else it works by the old criteria and is judged by the new). ``transport``
+    is how questions reach a person (``HumanChannel``); None means nobody can be asked.
+    ``park`` is the channel's hook for a question with no default left unanswered past its
+    deadline (the Slack bot parks the run); without it the run goes on on its best judgement.
+    Raises ``ValueError`` for an empty ``ask`` on a fresh workspace, and for ``isolate=True``
+    outside a git repository (before any money is spent).
+    """
+    paths = starter_paths(workspace, isolate=isolate, brief_name=brief_name,
+                          goal_name=goal_name, log_name=log_name)
+    if isolate and not _is_git_repo(paths.workspace):
+        raise ValueError(
+            f"isolate=True needs a git repository; {paths.workspace} is not one. "
+            "Run `git init` there, or drop isolate.")
+    if new:
+        archive_run(paths, run_dir)
+    said = (ask or "").strip()
+    old_brief = Brief.load(paths.brief)
+    waking = old_brief is not None and old_brief.complete()
+    if not waking and not said:
+        raise ValueError(EMPTY_ASK)
+    paths.workbench.ensure()
+    ch = HumanChannel(transport=transport, log_path=paths.log, amend_path=paths.brief,
+                      max_asks=max_asks, timeout_s=timeout_s, park=park)
+    if waking and said:
+        ch.amend(said, label="唤醒时追加")
+
+    def clarify_prompt(ctx: Ctx) -> str:
+        text = CLARIFY_PROMPT.format(ask=said or "(见已有需求)")
+        partial = Brief.load(paths.brief)
+        return text + (CLARIFY_AGAIN.format(brief=partial.to_markdown()) if partial else "")
+
+    steps: list[Step] = [clarify_step(ch, brief_path=paths.brief, prompt=clarify_prompt, retries=2)]
+    if not clarify_only:
+        if goal:
+            steps.append(goal_step(ch, goal_path=paths.goal, always_set=waking and bool(said),
+                                   retries=2, can_run=judge_can_run))
+        workers = {"coder": worker("写代码、跑验证的执行者", worker_prompt, isolate=isolate)}
+        lead = coordinator("协调者", instructions, workers, channel=ch)
+
+        def goal_text(ctx: Ctx) -> str:
+            g = ctx.get(GOAL_KEY)
+            return g.prompt_block() if isinstance(g, Goal) else ""
+
+        def work_prompt(ctx: Ctx) -> str:
+            return WORK_PROMPT.format(brief=ctx[BRIEF_KEY].prompt_block(), goal=goal_text(ctx))
+
+        def wake_prompt(ctx: Ctx) -> str:
+            return WAKE_SAID.format(said=said, goal=goal_text(ctx)) if said else WAKE_SILENT
+
+        work = Step(WORK_STEP, lead, work_prompt, resume_prompt=wake_prompt)
+        if goal:
+            work = with_goal(work, ch, goal_path=paths.goal, rounds=rounds, can_run=judge_can_run)
+        steps.append(work)
+    return Workflow(steps, name="starter", channel=ch, workbench=paths.workbench,
+                    context={"_said": said, "_waking": waking})
+
+
+def wake_state(
+    workspace: str | Path = ".",
+    *,
+    run_dir: str | Path = "runs",
+    isolate: bool = False,
+    brief_name: str = "需求.md",
+    goal_name: str = "目标.md",
+) -> dict[str, Any]:
+    """A read-only probe before starting; writes not one byte.
+
+    Returns ``{"waking", "brief", "goal", "checks", "woke", "steps"}``: ``waking`` = the brief
+    exists with all four sections; ``brief`` / ``goal`` = the loaded documents (or None);
+    ``checks`` = how many verdict checks the goal has; ``woke`` = how many wakes so far;
+    ``steps`` = step name -> session id, only sessions still in ``sessions.db``.
+    """
+    paths = starter_paths(workspace, isolate=isolate, brief_name=brief_name, goal_name=goal_name)
+    brief = Brief.load(paths.brief)
+    goal = Goal.load(paths.goal)
+    db = Path(run_dir).resolve() / "sessions.db"
+    lineage = Lineage(Path(run_dir) / LINEAGE_FILE, paths.workspace,
+                      has_session=lambda sid: session_exists(db, sid))
+    return {
+        "waking": brief is not None and brief.complete(),
+        "brief": brief,
+        "goal": goal,
+        "checks": len(goal.checks) if goal is not None else 0,
+        "woke": lineage.woke,
+        "steps": dict(lineage.steps),
+    }

@@ -1,0 +1,289 @@
+"""Runtime: owns the workspace, the session store, the workbench and the policies; runs steps.
+
+Outward it has one verb, ``run`` one step. Retries, continuing after a person's interruption and
+the handoff when the context fills all happen inside that one call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from engine._run import signals
+from engine._agents.spec import AgentSpec, HandoffPolicy
+from engine._run.attempt import AttemptHooks, AttemptOutcome, run_attempt
+from engine._run.options import attempt_options
+from engine._run.credentials import check_credentials, load_env
+from engine._events import Event, OnEvent, emit
+from engine._run.handoff import write_handoff
+from engine._run.manifest import MANIFEST_FILE, Manifest, StepResult
+from engine._run.resilience import Resilience
+from engine._agents.workbench import Workbench
+from engine._docs.handoff import is_overflow
+from engine._stores.prune import PrunePolicy, PruningSessionStore
+from engine._stores.sqlite_read import session_exists
+from engine._stores.trim import EphemeralPolicy, TrimPolicy
+
+SESSIONS_FILE = "sessions.db"
+
+
+def _policy(value, default_cls, *, default_on: bool):
+    """``True``/``False``/an instance -> an instance whose ``enabled`` says whether it is on."""
+    if isinstance(value, default_cls):
+        return value
+    on = default_on if value is None else bool(value)
+    return default_cls(enabled=on)
+
+
+class Runtime:
+    """Runs steps in one workspace, with their transcripts in ``<run_dir>/sessions.db``.
+
+    ``run_dir`` is relative to the current directory, not to the workspace. The session store
+    is always a ``PruningSessionStore`` (replace ``rt.store`` after construction to change it).
+    ``trim=False`` only turns off the large-result trim layer: dropping API-error residue,
+    old denials, neutralising interrupted results and expiring ephemeral results stay on.
+    Construction loads ``.env`` and checks credentials (``RuntimeError`` when there are none).
+
+    Warning: a ``delegate_only`` spec run with ``workbench=False`` gets no guard at all on its
+    main thread (``delegate_guard`` comes with the workbench hooks and replaces the whitelist).
+    """
+
+    INTERRUPTED = "interrupted-by-human"
+    HANDOFF_DUE = "context-full-handoff"
+    INTERRUPT_NOTE = (
+        "\n\n(说明:上面是人中途打断你时说的话。打断时正在进行的工具调用返回 interrupted,"
+        "是打断的正常副作用,不是环境故障;不用排查,按人说的继续。)"
+    )
+
+    def __init__(
+        self,
+        *,
+        workspace: str | Path,
+        run_dir: str | Path = "runs",
+        portable: bool = True,
+        trim: TrimPolicy | bool = False,
+        ephemeral: EphemeralPolicy | bool = True,
+        keep_denials: int = 1,
+        workbench: Workbench | bool = False,
+        spill_threshold: int | None = 4000,
+        resilience: Resilience | bool = True,
+        handoff: HandoffPolicy | bool = True,
+    ) -> None:
+        self.workspace = Path(workspace).resolve()
+        if not self.workspace.is_dir():
+            raise ValueError(
+                f"Runtime(workspace=...) must be an existing folder; got {str(workspace)!r}. "
+                "Create it first or pass another path."
+            )
+        self.run_dir = Path(run_dir).resolve()
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.portable = portable
+        self.spill_threshold = spill_threshold
+        self.store = PruningSessionStore(
+            self.run_dir / SESSIONS_FILE,
+            workspace=self.workspace,
+            policy=_policy(trim, TrimPolicy, default_on=False),
+            ephemeral=_policy(ephemeral, EphemeralPolicy, default_on=True),
+            prune=PrunePolicy(keep_denials=keep_denials),
+        )
+        if workbench is True:
+            workbench = Workbench(self.workspace, home=self.run_dir / "workbench")
+        self.workbench: Workbench | None = workbench or None
+        if self.workbench is not None:
+            self.workbench.ensure()
+        self.resilience = _policy(resilience, Resilience, default_on=True)
+        self.handoff = _policy(handoff, HandoffPolicy, default_on=True)
+        self.results: list[StepResult] = []
+        self.manifest = Manifest(self.run_dir / MANIFEST_FILE)
+        # Set by Workflow around ``run`` only, so a judge's session never enters the lineage.
+        self.on_session: Callable[[str], None] | None = None
+        self._inflight: StepResult | None = None
+        self._stops: asyncio.Queue[str] | None = None
+        self._said: list[str] = []
+        self._ctx = 0
+        self._warned = False
+        # Set by a terminal front end: run the CLI outside the terminal's Ctrl-C (see detach).
+        self.detach_cli = False
+        signals.watch(self)
+        load_env(self.workspace)
+        check_credentials()
+
+    # -- public helpers ------------------------------------------------------------------------
+
+    def has_session(self, session_id: str) -> bool:
+        """Whether ``session_id``'s transcript is in this run_dir's ``sessions.db``."""
+        return session_exists(self.run_dir / SESSIONS_FILE, session_id)
+
+    @property
+    def running(self) -> bool:
+        """True while a step is in flight."""
+        return self._inflight is not None
+
+    def interrupt(self, said: str) -> bool:
+        """Deliver a person's words to the running step: it stops at a message boundary and the
+        same session resumes with ``said`` + ``INTERRUPT_NOTE``. Safe to call from any task of the
+        runtime's event loop. Returns False when no step is running (nothing was delivered).
+        """
+        if self._stops is None or not said.strip():
+            return False
+        self._said.append(said.strip())
+        self._stops.put_nowait(self.INTERRUPTED)
+        return True
+
+    def rescue(self) -> None:
+        """Record the in-flight step in the manifest as ``killed-by-signal`` (signal handlers)."""
+        if self._inflight is not None:
+            self._inflight.error = "killed-by-signal"
+            self._inflight.ended_at = time.time()
+            self.manifest.write([*self.results, self._inflight])
+
+    def close(self) -> None:
+        """Close storage. Safe to call more than once, with or without a running event loop."""
+        signals.forget(self)
+        self.store.close()
+
+    # -- the one verb -------------------------------------------------------------------------
+
+    async def run(
+        self,
+        spec: AgentSpec,
+        prompt: str,
+        *,
+        step_name: str | None = None,
+        resume: str | None = None,
+        fork: bool = False,
+        resume_at: str | None = None,
+        on_event: OnEvent | None = None,
+    ) -> StepResult:
+        """Run one step to success or a final failure; see this module's docstring."""
+        name = step_name or spec.name
+        self._ctx, self._warned = 0, False
+        result = StepResult(step=name, started_at=time.time(), session_id=resume)
+        self._inflight, self._stops, self._said = result, asyncio.Queue(), []
+        session, fork_cur, at_cur, prompt_cur = resume, fork, resume_at, prompt
+        attempt = 0
+        try:
+            while True:
+                attempt += 1
+                result.attempts = max(result.attempts, attempt)
+                out = await self._attempt(spec, prompt_cur, result, session, fork_cur, at_cur, on_event)
+                session = out.session_id or session
+                fork_cur, at_cur = False, None
+                if out.error is None:  # exit 1: success
+                    result.ok, result.text, result.error = True, out.text, None
+                    break
+                result.error = out.error
+                if out.error == self.INTERRUPTED:  # exit 2: a person spoke; not a failed attempt
+                    if not session:
+                        break
+                    said = "\n".join(self._said) or "(继续)"
+                    self._said.clear()
+                    emit(on_event, Event("interrupt", name, {"said": said}))
+                    prompt_cur, attempt = said + self.INTERRUPT_NOTE, attempt - 1
+                    continue
+                if out.error == self.HANDOFF_DUE or (
+                    self.handoff.enabled and session and is_overflow(out.error)
+                ):  # exit 3: context full; not a failed attempt either
+                    if len(result.retired) >= self.handoff.max_generations:
+                        result.error = (
+                            f"context filled {len(result.retired)} times (HandoffPolicy."
+                            f"max_generations={self.handoff.max_generations}); stopped. Raise "
+                            "max_generations or split the task."
+                        )
+                        break
+                    h = await write_handoff(
+                        self, spec, name, session, prompt,
+                        degrade_why="" if out.error == self.HANDOFF_DUE else out.error,
+                        on_event=on_event, result=result,
+                    )
+                    result.retired.append(session)
+                    session, prompt_cur = None, h.prompt_block()
+                    self._ctx, self._warned, attempt = 0, False, attempt - 1
+                    continue
+                result.errors.append(out.error)  # exit 4: retry, or give up
+                if out.limit or not self._may_retry(attempt, out.error):
+                    break
+                await self._back_off(name, attempt, out.error, on_event)
+                if session:
+                    prompt_cur, result.resumed = self.resilience.resume_prompt, True
+        finally:
+            result.session_id = session or result.session_id
+            result.context = self._ctx
+            result.ended_at = time.time()
+            self._inflight, self._stops = None, None
+            self.results.append(result)
+            self.manifest.write(self.results)
+        return result
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _may_retry(self, attempt: int, error: str) -> bool:
+        r = self.resilience
+        return r.enabled and attempt < r.max_attempts and r.should_retry(error)
+
+    async def _back_off(self, name: str, attempt: int, error: str, on_event: OnEvent | None) -> None:
+        r = self.resilience
+        delay = r.delay_for(attempt)
+        emit(on_event, Event("retry", name, {
+            "attempt": attempt, "max_attempts": r.max_attempts, "delay_s": round(delay, 2),
+            "kind": r.classify(error), "error": error[:500],
+        }))
+        online = await r.wait_online(
+            on_wait=lambda host, port, waited: emit(on_event, Event(
+                "offline", name, {"host": host, "port": port, "waited_s": round(waited, 1)})),
+        )
+        if online:
+            await asyncio.sleep(delay)
+
+    def _on_context(self, name: str, on_event: OnEvent | None, watch: bool):
+        def check(tokens: int) -> str | None:
+            self._ctx = tokens
+            emit(on_event, Event("turn", name, {"context": tokens}))
+            if not (watch and self.handoff.enabled):
+                return None
+            if tokens >= self.handoff.warn_at and not self._warned:
+                self._warned = True  # once per generation, even when one turn jumps past `at`
+                emit(on_event, Event("handoff", name, {
+                    "phase": "near", "used": tokens, "at": self.handoff.at,
+                    "window": self.handoff.window,
+                }))
+            return self.HANDOFF_DUE if tokens >= self.handoff.at else None
+        return check
+
+    async def _attempt(
+        self,
+        spec: AgentSpec,
+        prompt: str,
+        result: StepResult,
+        session: str | None,
+        fork: bool,
+        resume_at: str | None,
+        on_event: OnEvent | None,
+        *,
+        watch_context: bool = True,
+    ) -> AttemptOutcome:
+        base_cost = result.cost_usd
+
+        def on_session(sid: str) -> None:
+            result.session_id = sid
+            if self.on_session is not None:
+                self.on_session(sid)
+            emit(on_event, Event("session", result.step, {"session_id": sid}))
+
+        def on_result(out: AttemptOutcome) -> None:
+            result.cost_usd = base_cost + out.cost_usd
+            emit(on_event, Event("result", result.step, {
+                "cost_usd": round(result.cost_usd, 6), "num_turns": out.num_turns}))
+
+        hooks = AttemptHooks(
+            on_session=on_session,
+            on_context=self._on_context(result.step, on_event, watch_context),
+            on_result=on_result,
+            stop_requests=self._stops if watch_context and self._stops else asyncio.Queue(),
+        )
+        out = await run_attempt(attempt_options(self, spec, session, fork, resume_at), prompt, hooks)
+        result.cost_usd = base_cost + out.cost_usd
+        result.num_turns += out.num_turns
+        return out

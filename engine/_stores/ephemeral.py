@@ -1,0 +1,139 @@
+"""``is_ephemeral``: is this Bash command a read-only glance whose output goes stale?
+
+One function serves two callers and must stay one function: ``delegate_guard(allow_glance=True)``
+lets the coordinator run exactly these commands itself, and the trimming store expires exactly
+these results on resume. Letting a command through without expiring it leaves a stale
+``git status`` in context forever (and misleading); expiring without letting it through makes the
+coordinator dispatch a subagent (about 4.3k of start-up cost) for an ``ls``.
+
+Decision order (the spec's):
+
+1. empty or only whitespace: False;
+2. command substitution (``$(``, backtick, ``<(``, ``>(``) outside single quotes: False;
+3. after removing safe redirections (``2>&1``, ``>/dev/null``, ``&> /dev/null``...), any ``>`` or
+   ``<`` left: False;
+4. after removing ``&&`` ``||`` ``;`` ``|``, a lone ``&`` (background job) left: False;
+5. split on ``&&`` ``||`` ``;`` ``|`` (and newlines), and every segment must match the whitelist
+   in ``engine._stores.ephemeral_rules``, which also refuses the state-changing forms of
+   whitelisted verbs (``sed -i``, ``find -delete``, ``git branch -D``, ``git ... --force``...).
+
+Operators and quotes are read the shell's way: a ``|`` or ``;`` inside quotes is text, not a pipe.
+Anything the scanner cannot read for sure (an unclosed quote) is refused: a wrong False only costs
+a subagent dispatch, a wrong True lets the coordinator change state.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+
+from engine._stores.ephemeral_rules import segment_ok
+
+__all__ = ["EphemeralPolicy", "is_ephemeral"]
+
+_END = r"(?=[\s;&|)]|$)"
+_SAFE_REDIRECT = re.compile(
+    r"\d?>&\d" + _END  # 2>&1, >&2
+    + r"|&>>?\s*/dev/null" + _END  # &> /dev/null
+    + r"|\d?>>?\s*/dev/null" + _END  # >/dev/null, 2>/dev/null, 1>> /dev/null
+    + r"|\d?<\s*/dev/null" + _END  # </dev/null
+)
+_SEPARATOR = re.compile(r"&&|\|\||;|\||\n")
+_SUBSTITUTION = ("$(", "`", "<(", ">(")
+
+
+@dataclass
+class EphemeralPolicy:
+    """Expire the results of ephemeral Bash commands (``is_ephemeral``) older than the newest few.
+
+    Only Bash results whose command ``is_ephemeral``; Read is left alone (a file's content does
+    not go stale enough to mislead). ``keep_recent`` newest ephemeral results stay. Older ones
+    whose text is at most ``max_chars`` long have their content replaced by ``text`` (``{cmd}``
+    the command, ``{age}`` how many model turns ago); the content is dropped, not spilled, since
+    re-running a glance is cheap. A longer ephemeral result (a big ``git diff``) is not dropped:
+    it is left to the trim pass, which spills it where it can be read back.
+    Age: the number of assistant responses (distinct API message ids) written after the result.
+    """
+
+    enabled: bool = True
+    keep_recent: int = 6
+    max_chars: int = 2000
+    text: str = "[{cmd} 的结果已过期(第 {age} 轮前),当前状态可能已变。需要请重新执行]"
+
+
+def is_ephemeral(cmd: str) -> bool:
+    """True when ``cmd`` is a read-only glance (git status, ls, grep...) per the spec's five steps.
+
+    Never raises: a command that cannot be parsed for sure (an unclosed quote) is not ephemeral.
+    """
+    if not cmd or not cmd.strip():  # 1
+        return False
+    masked_sq = _mask(cmd, double=False)
+    masked = _mask(cmd, double=True)
+    if masked is None or masked_sq is None:
+        return False
+    if any(s in masked_sq for s in _SUBSTITUTION):  # 2: "$(" runs even inside double quotes
+        return False
+    text, masked = _blank_safe_redirects(cmd, masked)
+    if "<" in masked or ">" in masked:  # 3
+        return False
+    if "&" in re.sub(r"&&|\|\|", "", masked):  # 4: the lone & of a background job
+        return False
+    segments = []
+    start = 0
+    for m in _SEPARATOR.finditer(masked):  # 5: split at the operators the shell sees
+        segments.append(text[start : m.start()])
+        start = m.end()
+    segments.append(text[start:])
+    words = [_split(s) for s in segments]
+    words = [w for w in words if w != []]
+    return bool(words) and all(w is not None and segment_ok(w) for w in words)
+
+
+def _mask(cmd: str, *, double: bool) -> str | None:
+    """``cmd`` with quoted characters (and backslash-escaped ones) replaced by ``_``, same length.
+
+    ``double=False`` masks only single quotes and escapes (what ``$(`` ignores). Returns None for
+    an unclosed quote.
+    """
+    out = []
+    quote = ""
+    i = 0
+    while i < len(cmd):
+        c = cmd[i]
+        if quote == "'":
+            out.append("'" if c == "'" else "_")
+            quote = "" if c == "'" else quote
+        elif quote == '"':
+            if c == "\\" and i + 1 < len(cmd):
+                out.append("__")
+                i += 2
+                continue
+            out.append('"' if c == '"' else ("_" if double else c))
+            quote = "" if c == '"' else quote
+        elif c == "\\":
+            out.append("_" * len(cmd[i : i + 2]))
+            i += 2
+            continue
+        else:
+            out.append(c)
+            quote = c if c in "'\"" else ""
+        i += 1
+    return None if quote else "".join(out)
+
+
+def _blank_safe_redirects(text: str, masked: str) -> tuple[str, str]:
+    """Blank out the safe redirections in both strings, keeping positions aligned."""
+    for m in reversed(list(_SAFE_REDIRECT.finditer(masked))):
+        pad = " " * (m.end() - m.start())
+        text = text[: m.start()] + pad + text[m.end() :]
+        masked = masked[: m.start()] + pad + masked[m.end() :]
+    return text, masked
+
+
+def _split(segment: str) -> list[str] | None:
+    try:
+        return shlex.split(segment)
+    except ValueError:
+        return None

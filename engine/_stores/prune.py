@@ -1,0 +1,225 @@
+"""``PruningSessionStore``: on resume, leave out what was an error rather than work.
+
+Three passes over the entries ``load()`` returns (the SQLite rows never change):
+
+- synthetic API-error messages are dropped (``isApiErrorMessage``, model ``<synthetic>``): left
+  in, the leaf of the session is "API Error: ..." and the resumed model thinks it is discussing a
+  network failure;
+- denied tool calls are dropped except the newest ``keep_denials``, the ``tool_use`` and its
+  ``tool_result`` together so every call keeps its result;
+- the result left by an interruption has its body replaced by a neutral note (the entry stays).
+
+Dropping an entry re-links its children to the nearest surviving ancestor: the CLI walks the
+``parentUuid`` chain back from the leaf, and a broken link loses all earlier history on resume.
+
+Markers, as the bundled CLI (2.1.332) writes them: a denial (PreToolUse hook ``deny``, or
+``can_use_tool`` refusing) is an ``is_error`` result on an entry with ``toolDenialKind``
+``"permission-rule"`` and ``toolUseResult`` ``"Error: <reason>"`` (a hook's reason reads
+``"PreToolUse:<Tool> hook error: <reason>"``); an interrupted call is an ``is_error`` result
+"The user doesn't want to proceed with this tool use... Correction to the text above: this call
+was stopped while running..." with ``toolDenialKind`` ``"user-rejected"``, followed by a user text
+"[Request interrupted by user for tool use]" (left as is).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from claude_agent_sdk import SessionKey, SessionStoreEntry
+
+from engine._stores.trim import (
+    Entry,
+    EphemeralPolicy,
+    TrimmingSessionStore,
+    TrimPolicy,
+    blocks_of,
+    result_text,
+    tool_results,
+)
+
+__all__ = ["PrunePolicy", "PruningSessionStore", "prune_entries"]
+
+DENIAL_KINDS = frozenset({"permission-rule", "user-rejected", "automode-blocked"})
+INTERRUPTION_KINDS = frozenset({"interrupted", "cancelled"})
+INTERRUPTION_PREFIXES = (
+    "[Request interrupted",  # "[Request interrupted by user for tool use]"
+    "The user doesn't want to take this action right now.",  # cancelled along with the turn
+    "[Tool call interrupted:",  # the session ended before the result was recorded
+    "[Tool call did not complete:",  # the turn was ended to deliver a message
+    "[Agent call interrupted:",
+)
+STOPPED_WHILE_RUNNING = "Correction to the text above: this call was stopped while running"
+_HOOK_DENIAL = re.compile(r"^PreToolUse:\S+ hook error: ")
+_LINK_FIELDS = ("parentUuid", "logicalParentUuid", "leafUuid")
+
+
+@dataclass
+class PrunePolicy:
+    """What ``PruningSessionStore`` leaves out on load.
+
+    ``keep_denials``: how many of the newest denied calls stay (None keeps all). One, not zero:
+    the newest stops the model retrying the same blocked command in the same round, while a pile
+    of older ones teaches it helplessness (it stopped trying even the allowed ``git status``).
+    ``interrupted_text`` carries no detail on purpose: the model needs "interrupted here", not why.
+    """
+
+    keep_denials: int | None = 1
+    drop_api_errors: bool = True
+    neutralize_interrupted: bool = True
+    interrupted_text: str = "[上一轮在此中断,这个工具结果没有产生]"
+
+
+def is_api_error(entry: Entry) -> bool:
+    """A synthetic assistant message the CLI wrote for a failed API call."""
+    if entry.get("type") != "assistant":
+        return False
+    if entry.get("isApiErrorMessage") is True:
+        return True
+    message = entry.get("message")
+    if not isinstance(message, dict) or message.get("model") != "<synthetic>":
+        return False
+    texts = [b.get("text", "") for b in blocks_of(entry) or [] if isinstance(b, dict)]
+    return "error" in entry or any(str(t).startswith("API Error") for t in texts)
+
+
+def is_interruption(entry: Entry, block: dict[str, Any]) -> bool:
+    """A tool result the CLI wrote because the call was interrupted, not because it finished."""
+    if entry.get("toolDenialKind") in INTERRUPTION_KINDS:
+        return True
+    text = result_text(block)
+    if not block.get("is_error") or text is None:
+        return False  # a successful `cat` of this very file must not match
+    return text.startswith(INTERRUPTION_PREFIXES) or STOPPED_WHILE_RUNNING in text
+
+
+def is_denial(entry: Entry, block: dict[str, Any]) -> bool:
+    """A tool call refused before it ran (hook, permission rule, a person's refusal)."""
+    if not block.get("is_error") or is_interruption(entry, block):
+        return False
+    kind = entry.get("toolDenialKind")
+    if kind is not None:
+        return kind in DENIAL_KINDS
+    # Transcripts without toolDenialKind: recognise a hook's refusal by its wording.
+    return bool(_HOOK_DENIAL.match(result_text(block) or "")) or (
+        entry.get("toolUseResult") == "User rejected tool use"
+    )
+
+
+def prune_entries(entries: list[Entry], policy: PrunePolicy) -> tuple[list[Entry], dict[str, int]]:
+    """The entries to show on resume, and counts: api_errors, denials, interrupted, pruned_chars.
+
+    Edits kept entries in place (block removal, neutral notes, re-linked parents).
+    """
+    report = {"api_errors": 0, "denials": 0, "interrupted": 0, "pruned_chars": 0}
+    dropped: list[Entry] = []
+    if policy.drop_api_errors:
+        for entry in entries:
+            if is_api_error(entry):
+                dropped.append(entry)
+                report["api_errors"] += 1
+                report["pruned_chars"] += len(json.dumps(entry.get("message"), ensure_ascii=False))
+    # Classify before editing: a neutralized result no longer reads as an interruption.
+    found = list(tool_results(entries))
+    denials = [(e, b) for e, b in found if is_denial(e, b)]
+    if policy.neutralize_interrupted:
+        for entry, block in found:
+            text = result_text(block)
+            if is_interruption(entry, block) and text != policy.interrupted_text:
+                report["pruned_chars"] += max(len(text or "") - len(policy.interrupted_text), 0)
+                block["content"] = policy.interrupted_text  # no detail: "stopped here" is enough
+                report["interrupted"] += 1
+    # One stays, not zero: it stops a retry of the same blocked call; a pile teaches helplessness.
+    keep = len(denials) if policy.keep_denials is None else max(policy.keep_denials, 0)
+    old = denials[: max(len(denials) - keep, 0)]
+    report["denials"] = len(old)
+    report["pruned_chars"] += _drop_calls(entries, {b.get("tool_use_id") for _, b in old}, dropped)
+    gone = {id(e) for e in dropped}
+    kept = [e for e in entries if id(e) not in gone]
+    relink(kept, {e["uuid"]: e.get("parentUuid") or e.get("logicalParentUuid")
+                  for e in dropped if e.get("uuid")})
+    return kept, report
+
+
+def _drop_calls(entries: list[Entry], ids: set[str | None], dropped: list[Entry]) -> int:
+    """Remove the tool_use and tool_result blocks of ``ids``; emptied entries join ``dropped``.
+
+    The call and its result go together, so every remaining call keeps its result. Returns the
+    characters removed.
+    """
+    ids = ids - {None}
+    chars = 0
+    for entry in entries:
+        blocks = blocks_of(entry)
+        if not blocks or not any(_call_id(b) in ids for b in blocks):
+            continue
+        chars += sum(len(json.dumps(b, ensure_ascii=False)) for b in blocks if _call_id(b) in ids)
+        blocks[:] = [b for b in blocks if _call_id(b) not in ids]
+        if not blocks:
+            dropped.append(entry)
+    return chars
+
+
+def relink(entries: list[Entry], dropped_parent: dict[str, str | None]) -> None:
+    """Point every link to a dropped entry at its nearest surviving ancestor, in place."""
+    def survivor(uuid: str | None) -> str | None:
+        seen = set()
+        while uuid in dropped_parent and uuid not in seen:
+            seen.add(uuid)
+            uuid = dropped_parent[uuid]
+        return uuid
+
+    for entry in entries:
+        for name in _LINK_FIELDS:
+            if entry.get(name) in dropped_parent:
+                entry[name] = survivor(entry[name])
+
+
+def _call_id(block: Any) -> str | None:
+    if not isinstance(block, dict):
+        return None
+    if block.get("type") == "tool_use":
+        return block.get("id")
+    if block.get("type") == "tool_result":
+        return block.get("tool_use_id")
+    return None
+
+
+class PruningSessionStore(TrimmingSessionStore):
+    """``TrimmingSessionStore`` that also leaves API errors, old denials and interruption debris out.
+
+    ``load()``: ``super().load()`` (expire, trim), then ``prune_entries`` with ``prune``; the
+    counts join ``last_report``. The Runtime always uses this outermost store.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        workspace: str | Path,
+        policy: TrimPolicy | None = None,
+        ephemeral: EphemeralPolicy | None = None,
+        prune: PrunePolicy | None = None,
+    ) -> None:
+        super().__init__(path, workspace, policy, ephemeral)
+        self.prune = prune if prune is not None else PrunePolicy()
+
+    async def load(self, key: SessionKey) -> list[SessionStoreEntry] | None:
+        """The trimmed entries without API errors, old denials, or interruption debris."""
+        entries = await super().load(key)
+        if not entries:
+            return entries
+        kept, counts = prune_entries(entries, self.prune)
+        self._add(counts)
+        return kept
+
+    @classmethod
+    def report_labels(cls) -> list[tuple[str, str]]:
+        """The trim labels, then the prune ones."""
+        return super().report_labels() + [
+            ("api_errors", "API errors dropped"),
+            ("denials", "old denied calls dropped"),
+            ("interrupted", "interrupted results neutralized"),
+        ]

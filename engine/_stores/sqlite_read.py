@@ -1,0 +1,103 @@
+"""Synchronous, read-only looks into a session database: does a session exist, how big was its context.
+
+For the engine's lineage guard and wake banner, which run outside the event loop and must never
+create or change ``sessions.db``: the file is opened with ``sqlite3`` in read-only URI mode
+(``mode=ro``), and a missing file reads as "no such session" without being created. Reading a
+WAL-mode file may leave its ``-wal``/``-shm`` companions behind; the database file itself is
+never written.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+from engine._stores.sqlite_db import store_error
+
+__all__ = ["entry_context_tokens", "last_context_tokens", "session_exists"]
+
+T = TypeVar("T")
+
+_USAGE_FIELDS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+
+
+def _read(db_path: str | Path, fn: Callable[[sqlite3.Connection], T], missing: T) -> T:
+    """Run ``fn`` on a read-only connection; ``missing`` if the file or the store's tables are absent."""
+    path = Path(db_path)
+    if not path.is_file():
+        return missing
+    try:
+        conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=5.0)
+        try:
+            return fn(conn)
+        finally:
+            conn.close()
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):
+            return missing  # a SQLite file this store never wrote to holds no sessions
+        raise store_error(path, None, exc) from exc
+    except sqlite3.Error as exc:
+        raise store_error(path, None, exc) from exc
+
+
+def session_exists(db_path: str | Path, session_id: str) -> bool:
+    """True if ``db_path`` holds a main transcript of ``session_id`` (under any project key).
+
+    False when the file does not exist (it is not created). Raises ``StoreError`` if the file is
+    not a SQLite database.
+    """
+    row = _read(
+        db_path,
+        lambda conn: conn.execute(
+            "SELECT 1 FROM meta WHERE session_id = ? AND subpath = '' LIMIT 1", (session_id,)
+        ).fetchone(),
+        None,
+    )
+    return row is not None
+
+
+def entry_context_tokens(entry: Mapping[str, Any]) -> int | None:
+    """The context size of one main-thread assistant transcript entry, or None if it is not one.
+
+    Context = ``input_tokens + cache_read_input_tokens + cache_creation_input_tokens`` of
+    ``message.usage`` (a missing field counts 0). None for other entry types, sidechain entries,
+    entries without a usage, and the CLI's synthetic API-error messages (``isApiErrorMessage``,
+    model ``<synthetic>``), whose zero usage says nothing about the context.
+    """
+    if entry.get("type") != "assistant" or entry.get("isSidechain") or entry.get("isApiErrorMessage"):
+        return None
+    message = entry.get("message")
+    if not isinstance(message, Mapping) or message.get("model") == "<synthetic>":
+        return None
+    usage = message.get("usage")
+    if not isinstance(usage, Mapping):
+        return None
+    return sum(v for f in _USAGE_FIELDS if isinstance(v := usage.get(f), int) and not isinstance(v, bool))
+
+
+def last_context_tokens(db_path: str | Path, session_id: str) -> int | None:
+    """The context size of the last real main-thread assistant turn of ``session_id``, or None.
+
+    Reads the session's main transcript backwards (the most recently written one if the id is
+    stored under several project keys) and stops at the first entry ``entry_context_tokens``
+    measures. None when the file, the session, or such a turn does not exist.
+    """
+
+    def scan(conn: sqlite3.Connection) -> int | None:
+        rows = conn.execute(
+            "SELECT data FROM entries WHERE key_id = (SELECT id FROM meta WHERE session_id = ? "
+            "AND subpath = '' ORDER BY mtime DESC LIMIT 1) ORDER BY seq DESC",
+            (session_id,),
+        )
+        for (data,) in rows:
+            if '"assistant"' not in data:
+                continue  # cheap skip: tool results can be large and are never the answer
+            entry = json.loads(data)
+            if isinstance(entry, dict) and (tokens := entry_context_tokens(entry)) is not None:
+                return tokens
+        return None
+
+    return _read(db_path, scan, None)
