@@ -44,6 +44,8 @@ from engine._stores.trim import EphemeralPolicy, TrimmingSessionStore, TrimPolic
 from engine._flow.base import Step, StepAbort, Workflow
 from engine._stores.sqlite_read import last_context_tokens
 from engine._flow.oracle import consult
+from engine._flow.starter_run import StarterRun
+from engine._run.signals import install as install_signal_rescue
 from engine._flow.starter import (
     WORK_STEP,
     StarterPaths,
@@ -82,6 +84,8 @@ __all__ = [
     "goal_step",
     "with_goal",
     "starter_flow",
+    "StarterRun",
+    "install_signal_rescue",
     "wake_state",
     "starter_paths",
     "StarterPaths",

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from engine._events import Event
-from engine._stores.sqlite_read import last_context_tokens
 from engine._flow.starter import WORK_STEP
 
 BANNER_WIDTH = 38
@@ -34,20 +33,17 @@ def _home_relative(path: Path) -> str:
         return str(path)
 
 
-def wake_banner(workspace: Path, run_dir: str | Path, state: dict[str, Any]) -> str:
+def wake_banner(workspace: Path, state: dict[str, Any]) -> str:
     """``<- 在 ~/proj 接上上次  需求已确认 · 目标 15 条 · 干活上下文 80.2K · 第 3 次唤醒``.
 
-    需求已确认 always; 目标 N 条 only with a non-empty checklist; the work context only when
-    ``sessions.db`` knows the last turn's size of that session.
+    ``state`` is ``StarterRun.wake_state()``. 需求已确认 always; 目标 N 条 only with a non-empty
+    checklist; the work context only when the last turn's size of that session is known.
     """
     parts = ["需求已确认"]
     if state.get("checks"):
         parts.append(f"目标 {state['checks']} 条")
-    sid = state.get("steps", {}).get(WORK_STEP)
-    if sid:
-        tokens = last_context_tokens(Path(run_dir).resolve() / "sessions.db", sid)
-        if tokens:
-            parts.append(f"{WORK_STEP}上下文 {human_tokens(tokens)}")
+    if state.get("context"):
+        parts.append(f"{WORK_STEP}上下文 {human_tokens(state['context'])}")
     parts.append(f"第 {state.get('woke', 0) + 1} 次唤醒")
     return f"<- 在 {_home_relative(workspace)} 接上上次  " + " · ".join(parts)
 

@@ -19,14 +19,17 @@ import sys
 import threading
 from pathlib import Path
 
-from engine._cli_view import TerminalView, wake_banner
-from engine._agents.spec import AgentSpec
-from engine._run.credentials import CredentialsError
+from dotenv import load_dotenv
+
 from engine._agents.roles import WORKER_TOOLS
-from engine._run.runtime import Runtime
+from engine._agents.spec import AgentSpec
+from engine._cli_view import TerminalView, wake_banner
+from engine._flow.starter import EMPTY_ASK
+from engine._flow.starter_run import StarterRun
 from engine._human.transports import TerminalTransport
-from engine._stores.trim import TrimPolicy
-from engine._flow.starter import EMPTY_ASK, starter_flow, starter_paths, wake_state
+from engine._run import signals
+from engine._run.credentials import CredentialsError
+from engine._run.runtime import Runtime
 
 EXIT_OK, EXIT_NOT_ACHIEVED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 WAKE_QUESTION = "接着上次? 直接回车 = 接着做;也可以说点新的;/new = 重开一件事(Ctrl-C 退出)"
@@ -79,14 +82,14 @@ async def _read_line_async(prompt: str) -> str | None:
 class _CtrlC:
     """First Ctrl-C: interrupt the running step and take a word; a second one exits."""
 
-    def __init__(self, runtime: Runtime) -> None:
-        self.runtime = runtime
+    def __init__(self, run: StarterRun) -> None:
+        self.run = run
         self.pressed = 0
         self.exit = asyncio.Event()
 
     def __call__(self) -> None:
         self.pressed += 1
-        if self.pressed > 1 or not self.runtime.running:
+        if self.pressed > 1 or not self.run.running:
             self.exit.set()
             return
         asyncio.get_running_loop().create_task(self._take_word())
@@ -97,7 +100,7 @@ class _CtrlC:
             self.exit.set()
             return
         self.pressed = 0
-        self.runtime.interrupt(said.strip() or "继续")
+        self.run.interrupt(said.strip() or "继续")
 
 
 async def _until_exit(main: asyncio.Future, ctrl_c: _CtrlC) -> int | None:
@@ -110,32 +113,37 @@ async def _until_exit(main: asyncio.Future, ctrl_c: _CtrlC) -> int | None:
     return None
 
 
+def _starter_run(args: argparse.Namespace) -> StarterRun:
+    """The run in this folder; the CLI gets this terminal's environment, in its own process group."""
+    return StarterRun(args.workspace, run_dir=args.run_dir, isolate=args.isolate, trim=not args.no_trim,
+                      own_process_group=True, transport=TerminalTransport(),
+                      flow={"rounds": args.rounds, "judge_can_run": args.judge_can_run})
+
+
+def _host_setup(workspace: str) -> None:
+    """What the ``flower`` command does for its own process (the spec's Runtime did it on
+    construction): read ``.env`` from the workspace, then from here, never overriding the shell;
+    and record an in-flight step as ``killed-by-signal`` on SIGTERM/SIGHUP."""
+    load_dotenv(Path(workspace) / ".env", override=False)
+    load_dotenv(Path.cwd() / ".env", override=False)
+    signals.install()
+
+
 async def _run_flow(args: argparse.Namespace, ask: str) -> int:
-    paths = starter_paths(args.workspace, isolate=args.isolate)
-    rt = Runtime(
-        workspace=paths.workspace, run_dir=args.run_dir, workbench=paths.workbench,
-        trim=TrimPolicy(enabled=not args.no_trim),
-    )
-    rt.detach_cli = True
+    run = _starter_run(args)
     view = TerminalView(sys.stderr)
-    ctrl_c = _CtrlC(rt)
+    ctrl_c = _CtrlC(run)
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, ctrl_c)
     try:
-        wf = starter_flow(
-            ask, workspace=paths.workspace, run_dir=args.run_dir, new=args.new,
-            isolate=args.isolate, rounds=args.rounds, judge_can_run=args.judge_can_run,
-            transport=TerminalTransport(),
-        )
-        ctx = await _until_exit(asyncio.ensure_future(wf.run(rt, on_event=view)), ctrl_c)
+        ctx = await _until_exit(asyncio.ensure_future(run.run(ask, new=args.new, on_event=view)), ctrl_c)
         if ctx is None:
             print("\n已退出;下次在这里运行 flower 会接着做。", file=sys.stderr)
             return EXIT_INTERRUPTED
-        view.summary(ctx, rt.results)
+        view.summary(ctx, run.runtime.results if run.runtime else [])
         return EXIT_OK if ctx.get("_ok") else EXIT_NOT_ACHIEVED
     finally:
         loop.remove_signal_handler(signal.SIGINT)
-        rt.close()
 
 
 async def _run_once(args: argparse.Namespace, prompt: str) -> int:
@@ -153,7 +161,7 @@ async def _run_once(args: argparse.Namespace, prompt: str) -> int:
 
 def _decide_ask(args: argparse.Namespace, ask: str) -> tuple[str, bool] | None:
     """The sentence to run with and whether to archive first; None when there is nothing to do."""
-    state = wake_state(args.workspace, run_dir=args.run_dir, isolate=args.isolate)
+    state = _starter_run(args).wake_state()
     if args.new or not state["waking"]:
         if ask:
             return ask, args.new
@@ -161,7 +169,7 @@ def _decide_ask(args: argparse.Namespace, ask: str) -> tuple[str, bool] | None:
             return None
         said = _read_line(NEW_QUESTION)
         return (said.strip(), args.new) if said and said.strip() else None
-    print(wake_banner(Path(args.workspace), args.run_dir, state), file=sys.stderr)
+    print(wake_banner(Path(args.workspace), state), file=sys.stderr)
     if ask or not sys.stdin.isatty():
         return ask, False
     said = _read_line(WAKE_QUESTION)
@@ -176,6 +184,7 @@ def _decide_ask(args: argparse.Namespace, ask: str) -> tuple[str, bool] | None:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     words = list(args.ask)
+    _host_setup(args.workspace)
     try:
         if words and words[0] == "once":
             prompt = " ".join(words[1:]).strip()

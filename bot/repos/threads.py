@@ -14,13 +14,13 @@ from bot.repos.bindings import Binding, Bindings, fetch
 from bot.store.records import ThreadKey
 from bot.repos.worktrees import Worktree, open_worktree, remove_worktree, slugify, worktree_at
 from bot.runs.threads import run_dir
-from engine import isolated, starter_paths, wake_state
+from engine import StarterRun, starter_paths
 
 REPO_DIR = "repo"
 FRESH_MARK = ".repo-fresh"  # in run_dir: the next run opens a new branch (``/new`` without words)
 
-__all__ = ["REPO_DIR", "engine_workspace", "is_bound_thread", "mark_fresh", "open_for_thread",
-           "share_worktree", "thread_slug", "thread_wake_state", "thread_worktree"]
+__all__ = ["REPO_DIR", "is_bound_thread", "mark_fresh", "open_for_thread", "thread_run", "thread_slug",
+           "thread_worktree"]
 
 
 def thread_slug(ask: str, thread_ts: str) -> str:
@@ -37,15 +37,18 @@ def is_bound_thread(ws: Path) -> bool:
     return (ws / REPO_DIR / ".git").is_file() or starter_paths(ws / REPO_DIR, isolate=True).workbench.root.exists()
 
 
-def engine_workspace(ws: Path) -> tuple[Path, bool]:
-    """Where the engine runs for thread folder ``ws`` and whether isolated: the worktree, or ``ws``."""
-    return (ws / REPO_DIR, True) if is_bound_thread(ws) else (ws, False)
+def thread_run(ws: Path, **options: Any) -> StarterRun:
+    """The engine's run for thread folder ``ws`` (``options``: more ``StarterRun`` arguments).
 
-
-def thread_wake_state(ws: Path) -> dict[str, Any]:
-    """The engine's ``wake_state`` for thread folder ``ws``, bound or not."""
-    engine_ws, isolate = engine_workspace(ws)
-    return wake_state(engine_ws, run_dir=run_dir(ws), isolate=isolate)
+    A bound thread runs in its worktree with the workbench beside it, and its workers work in
+    that worktree itself. Measured with CLI 2.1.332: a worker's ``isolation="worktree"`` puts its
+    worktree under the MAIN checkout's ``.claude/worktrees/``, branched from the main checkout's
+    HEAD, so the bound checkout gets touched and the worker's commits miss the thread's branch;
+    the thread's worktree already keeps threads apart.
+    """
+    bound = is_bound_thread(ws)
+    return StarterRun(ws / REPO_DIR if bound else ws, run_dir=run_dir(ws), isolate=bound,
+                      shared_worktree=bound, **options)
 
 
 def thread_worktree(ws: Path) -> Worktree | None:
@@ -87,15 +90,3 @@ def open_for_thread(home: Path, key: ThreadKey, ws: Path, run_dir: Path, ask: st
     mark.unlink(missing_ok=True)
     return binding, wt
 
-
-def share_worktree(workflow: Any) -> None:
-    """Let the workflow's workers work in the thread's worktree itself, not in per-dispatch ones.
-
-    Measured with CLI 2.1.332: ``isolation="worktree"`` puts the agent's worktree under the MAIN
-    checkout's ``.claude/worktrees/`` and branches it from the main checkout's HEAD, so the bound
-    checkout gets touched and the worker's commits miss the thread's branch. The thread worktree
-    already keeps threads apart; ``isolate=True`` stays for the workbench outside the branch.
-    """
-    for step in workflow.steps:
-        for definition in (getattr(step.spec, "agents", None) or {}).values():
-            isolated(definition, False)

@@ -16,16 +16,15 @@ from pathlib import Path
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.render import deadline as render_deadline
 from bot.runs.transport import Answers
 from bot.config import Config
 from bot.slack.outbox import Outbox
-from bot.repos.threads import engine_workspace, mark_fresh, thread_wake_state
+from bot.repos.threads import mark_fresh, thread_run
+from bot.runs.outcome import Failed, Outcome, Parked, ShutDown, Stopped
 from bot.runs.run import ASK_FILE, BotOptions, Run, Runner
 from bot.runs.start_gate import StartGate
 from bot.store.bot_store import BotStore, Thread, ThreadKey
 from bot.runs.threads import ensure_workspace, folder_name, run_dir
-from engine import archive_run, starter_paths
 from engine._files import write_text_atomic
 
 log = logging.getLogger(__name__)
@@ -81,7 +80,7 @@ class Jobs:
     async def _start(self, key: ThreadKey, ask: str, *, by: str, new: bool, banner_key: str | None,
                      status_ts: str | None, resumed: bool) -> bool:
         ws = self.workspace(key)
-        state, saved, words = thread_wake_state(ws), run_dir(ws) / ASK_FILE, ""
+        state, saved, words = thread_run(ws).wake_state(), run_dir(ws) / ASK_FILE, ""
         if ask and not new and not resumed and not state["waking"] and saved.exists():
             # words for a stopped run still confirming the requirement: the request stays as it was,
             # and the words reach the resumed clarifier as an interruption (not a new request)
@@ -119,10 +118,7 @@ class Jobs:
         run = self._runs.get(key)
         if run is None or run.task.done():
             return False
-        if run.runtime is not None and run.runtime.running and run.runtime.interrupt(said):
-            return True
-        if run.flow is not None and run.flow.channel is not None and not run.ended:
-            run.flow.channel.post(said, by=by)
+        if run.starter is not None and run.starter.interrupt(said, by=by):
             return True
         await self.store.push_inbox(key, said, by, ts or f"{time.time():.6f}")
         return True
@@ -130,12 +126,12 @@ class Jobs:
     def archive(self, key: ThreadKey) -> None:
         """Archive the thread's brief, goal and lineage (``/new`` without words)."""
         ws = self.workspace(key)
-        engine_ws, isolate = engine_workspace(ws)
-        archived = archive_run(starter_paths(engine_ws, isolate=isolate), run_dir(ws))
+        starter = thread_run(ws)
+        archived = starter.archive()
         request = run_dir(ws) / ASK_FILE
         if request.exists():  # the old request goes with its brief: the next words are a new one
             request.replace(archived / ASK_FILE)
-        if isolate:  # a bound thread: the next run gets a fresh branch; the old branch stays
+        if starter.isolate:  # a bound thread: the next run gets a fresh branch; the old branch stays
             mark_fresh(ws, run_dir(ws))
 
     async def resume_all(self) -> int:
@@ -158,7 +154,7 @@ class Jobs:
         """Start the thread's run again where it stopped: the work step wakes, an unfinished clarify
         is redone from the saved request. The same status message is edited, not posted again."""
         ws = self.workspace(thread.key)
-        waking = thread_wake_state(ws)["waking"]
+        waking = thread_run(ws).wake_state()["waking"]
         ask_file = run_dir(ws) / ASK_FILE
         ask = "" if waking else (ask_file.read_text(encoding="utf-8") if ask_file.exists() else "")
         if not waking and not ask:
@@ -188,37 +184,38 @@ class Jobs:
             await self.outbox.send(key, "queued", f"queued:{name}:{run.queued_at}",
                                    f":hourglass: Queued: {place} run(s) ahead of this one. It starts by itself.")
         try:
+            outcome = await self._go(run, key, ws, ask, new, banner_key)
+        finally:
+            if key in self._queue:
+                self._queue.remove(key)
+        await self._runner.conclude(key, run, outcome)
+        if isinstance(outcome, (ShutDown, Stopped)):
+            raise asyncio.CancelledError  # the task ends cancelled, as asked; words said meanwhile wait
+        if not self._closing and await self.store.inbox_waiting(key):  # words said while it ended
+            follow = asyncio.create_task(self._follow_up(key, run.task), name=f"flower-follow-{name}")
+            self._follow_ups.add(follow)
+            follow.add_done_callback(self._follow_ups.discard)
+
+    async def _go(self, run: Run, key: ThreadKey, ws: Path, ask: str, new: bool, banner_key: str | None) -> Outcome:
+        """The run in its slot, as one outcome: the one place where a cancel and a crash are sorted out."""
+        try:
             async with self._slots:
                 if key in self._queue:
                     self._queue.remove(key)
                 await self.store.set_state(key, "running")
                 started = await self._gate.enter() if self._gate is not None else (lambda: None)
                 try:
-                    await self._runner.go(run, key, ws, ask, new, banner_key, started)
+                    return await self._runner.go(run, key, ws, ask, new, banner_key, started)
                 finally:
                     started()
         except asyncio.CancelledError:
-            if run.parked is not None and not self._closing:
-                await self.store.set_state(key, "parked")
-                await self.outbox.send(key, "parked", f"parked:{name}:{run.parked.key}:{time.time()}",
-                                       render_deadline.parked(run.parked.timeout_s))
-                return  # parked is an end, not a cancel: words said meanwhile start the next run below
-            if run.stopping:
-                await self.store.set_state(key, "stopped")
-                await self.outbox.send(key, "stopped", f"stopped:{name}:{time.time()}",
-                                       ":black_square_for_stop: Stopped. Reply here to continue, or `/new` to start over.")
-            raise  # a shutdown leaves the state active: the next start resumes it
+            outcome = run.cancelled(self._closing)
+            if isinstance(outcome, Parked):
+                asyncio.current_task().uncancel()  # parked is an end, not a cancel: the task goes on
+            return outcome
         except Exception as exc:  # a broken run must tell its thread, not vanish in a log
-            log.exception("run in %s failed", name)
-            await self.store.set_state(key, "failed")
-            await self.outbox.send(key, "error", f"error:{name}:{time.time()}", f":x: The run failed: {exc}")
-        finally:
-            if key in self._queue:
-                self._queue.remove(key)
-        if not self._closing and await self.store.inbox_waiting(key):  # words said while it ended
-            follow = asyncio.create_task(self._follow_up(key, run.task), name=f"flower-follow-{name}")
-            self._follow_ups.add(follow)
-            follow.add_done_callback(self._follow_ups.discard)
+            log.exception("run in %s failed", folder_name(key))
+            return Failed(str(exc))
 
     async def _follow_up(self, key: ThreadKey, task: asyncio.Task[None]) -> None:
         """Once ``task`` (the ended run) is over, start the next run with the words kept for it."""

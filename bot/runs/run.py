@@ -1,9 +1,10 @@
-"""One run of a thread: the engine's ``starter_flow`` in the thread's workspace, shown in Slack.
+"""One run of a thread: the engine's ``StarterRun`` in the thread's workspace, shown in Slack.
 
 Its events become notices (through the outbox, each once) and one status message edited in place
-(``bot.runs.status_feed``); its questions go through a ``SlackTransport``. A question with no default
-left unanswered past its deadline parks the run: the task is cancelled, the question stays open,
-and an answer later resumes the run (``Jobs.take_up``). ``bot.runs.jobs`` decides when runs start.
+(``bot.runs.status_feed``); its questions go through a ``SlackTransport``. Every run ends in one
+typed ``Outcome`` (``bot.runs.outcome``), and ``Runner.conclude`` is the one place that records
+it and tells the thread. ``bot.runs.jobs`` decides when runs start and turns a cancel into an
+outcome.
 """
 
 from __future__ import annotations
@@ -17,24 +18,19 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.render import controls
-
-from bot.render import messages as render
-
-from bot.render import deadline as render_deadline
-
-from bot.render import repo as render_repo
-from bot.runs.transport import Answers, SlackTransport
 from bot.config import Config
+from bot.render import controls, deadline as render_deadline, messages as render, repo as render_repo
 from bot.repos.git import RepoError, remotes
-from bot.slack.outbox import Outbox, edit
-from bot.repos.threads import engine_workspace, open_for_thread, share_worktree, thread_wake_state
+from bot.repos.threads import open_for_thread, thread_run
+from bot.repos.worktrees import summary as repo_summary
+from bot.runs.outcome import Failed, Finished, Outcome, Parked, ShutDown, Stopped, state_after
 from bot.runs.start_gate import START_AT_ONCE
 from bot.runs.status_feed import StatusFeed
-from bot.store.bot_store import BotStore, Question as StoredQuestion, ThreadKey
 from bot.runs.threads import folder_name, run_dir
-from bot.repos.worktrees import summary as repo_summary
-from engine import WORK_STEP, Event, Question, Runtime, last_context_tokens, starter_flow, starter_paths
+from bot.runs.transport import Answers, SlackTransport
+from bot.slack.outbox import Outbox, edit
+from bot.store.bot_store import BotStore, Question as StoredQuestion, ThreadKey
+from engine import Event, Question, StarterRun
 
 ASK_FILE = "bot-ask.txt"  # the thread's request, kept so a restart can redo an unfinished clarify
 
@@ -55,12 +51,13 @@ class Run:
     """A thread's run as ``Jobs`` tracks it."""
 
     task: asyncio.Task[None]
-    runtime: Runtime | None = None
-    flow: Any = None
+    starter: StarterRun | None = None  # once it is about to run: words go to it from then on
+    feed: StatusFeed | None = None
+    workspace: Path | None = None  # the thread's folder
+    bound: tuple[Any, Any] | None = None  # a bound channel's (binding, worktree) for this thread
     stopping: bool = False  # Stop was pressed: the task is being cancelled for good
     parked: Question | None = None  # the unanswered question the run was parked on
     status_ts: str | None = None  # a status message to edit in place (a run resumed after a restart)
-    ended: bool = False  # the flow returned: words said now go to bot.db's inbox for the next run
     queued_at: float = 0.0  # when the thread was queued: the "Queued" notice is said once per wait
     resumed: bool = False  # started by a resume: answers taken before this process are replayed
     words: str = ""  # said to the stopped run: given to its first step, once its CLI is up, as an interruption
@@ -71,9 +68,15 @@ class Run:
             self.parked = q
             self.task.cancel()
 
+    def cancelled(self, closing: bool) -> Outcome:
+        """What a cancel of this run's task means: Stop, a park, or the bot shutting down."""
+        if self.parked is not None and not closing:
+            return Parked(self.parked)
+        return Stopped() if self.stopping else ShutDown()
+
 
 class Runner:
-    """Runs ``starter_flow`` for a thread and shows it: ``go`` is one run from start to summary."""
+    """Runs a thread's ``StarterRun`` and shows it: ``go`` is one run, ``conclude`` its end."""
 
     def __init__(self, *, config: Config, store: BotStore, client: AsyncWebClient, outbox: Outbox,
                  answers: Answers, options: BotOptions, closing: Callable[[], bool], started_at: float) -> None:
@@ -81,82 +84,89 @@ class Runner:
         self.options, self.closing, self.started_at = options, closing, started_at
 
     async def go(self, run: Run, key: ThreadKey, ws: Path, ask: str, new: bool, banner_key: str | None,
-                 started: Callable[[], None] = lambda: None) -> None:
-        """The run from start to summary; ``started()`` is called once its first CLI is up."""
-        rd = run_dir(ws)
+                 started: Callable[[], None] = lambda: None) -> Outcome:
+        """The run from start to its flow's end; ``started()`` is called once its first CLI is up.
+        A cancel propagates (``Run.cancelled`` says what it meant)."""
+        rd, run.workspace = run_dir(ws), ws
         try:  # a bound channel: the thread's own worktree and branch (git work off the event loop)
             saved = rd / ASK_FILE
-            bound = await asyncio.to_thread(open_for_thread, self.config.home, key, ws, rd,
-                                            ask or (saved.read_text(encoding="utf-8") if saved.exists() else ""),
-                                            new=new)
+            run.bound = await asyncio.to_thread(open_for_thread, self.config.home, key, ws, rd,
+                                    ask or (saved.read_text(encoding="utf-8") if saved.exists() else ""), new=new)
         except RepoError as exc:
-            await self.store.set_state(key, "failed")
-            await self.outbox.send(key, "error", f"repo-error:{folder_name(key)}:{time.time()}",
-                                   f":x: The thread's repository could not be prepared: {exc}")
-            return
-        engine_ws, isolate = engine_workspace(ws)
-        await self._wake_banner(key, ws, rd, ask, new, banner_key)
+            return Failed(str(exc), repo=True)
         transport = SlackTransport(key, store=self.store, answers=self.answers, post_question=self._post_question,
                                    close_question=self._close_question,
                                    # a stopped or parked run leaves its question open for the next run
                                    stopping=lambda: run.stopping or run.parked is not None or self.closing(),
                                    replay_before=self.started_at if run.resumed else None)
-        paths = starter_paths(engine_ws, isolate=isolate)
-        run.runtime = rt = Runtime(workspace=engine_ws, run_dir=rd, workbench=paths.workbench, **self.options.runtime)
-        feed = StatusFeed(key, store=self.store, client=self.client, outbox=self.outbox,
-                          every_s=self.options.status_every_s)
+        starter = thread_run(ws, transport=transport, park=run.park, runtime=self.options.runtime,
+                             flow={"timeout_s": self.config.question_wait_s, **self.options.flow})
+        await self._wake_banner(key, ws, starter, ask, new, banner_key)
+        for item in await self.store.drain_inbox(key):  # said while queued, maybe before a restart
+            starter.note(item.text, by=item.by)
+        run.starter = starter  # no await until its flow exists: words said from now on reach it
+        run.feed = feed = StatusFeed(key, store=self.store, client=self.client, outbox=self.outbox,
+                                     every_s=self.options.status_every_s)
         events: asyncio.Queue[Event | None] = asyncio.Queue()
+
+        def on_event(event: Event) -> None:
+            if event.kind == "session":
+                started()  # the CLI is up: another run may start its own
+            events.put_nowait(event)
+
+        await feed.open(run.status_ts)
+        shower = asyncio.create_task(feed.follow(events))
         try:
-            flow = {"timeout_s": self.config.question_wait_s, **self.options.flow}
-            run.flow = wf = starter_flow(ask, workspace=engine_ws, run_dir=rd, new=new, isolate=isolate,
-                                         transport=transport, park=run.park, **flow)
-            if isolate:
-                share_worktree(wf)
-            for item in await self.store.drain_inbox(key):  # said while queued, maybe before a restart
-                wf.channel.post(item.text, by=item.by)
-
-            def on_event(event: Event) -> None:
-                if event.kind == "session":
-                    started()  # the CLI is up: another run may start its own
-                    if run.words and rt.interrupt(run.words):  # its step is running: say them now
-                        run.words = ""
-                events.put_nowait(event)
-
-            status_ts = await feed.open(run.status_ts)
-            shower = asyncio.create_task(feed.follow(events))
-            try:
-                ctx = await wf.run(rt, on_event=on_event)
-            finally:
-                run.ended = True
-                events.put_nowait(None)
-                await asyncio.shield(shower)
-            ok = bool(ctx.get("_ok"))
-            feed.status.state = "done" if ok else "failed"
-            summary = _summary(ctx, ws)
-            # queued before the run is marked over, so a kill in between cannot lose the summary
-            await self.outbox.send(key, "summary", f"summary:{folder_name(key)}:{status_ts}",
-                                   summary["text"], summary["blocks"])
-            if ok and bound is not None:
-                await self._post_branch(key, bound[0].path, bound[1], status_ts)
-            await self.store.set_state(key, "done" if ok else "failed")
-            await feed.finish()
-        except asyncio.CancelledError:
-            feed.status.state = "stopped" if run.stopping else "parked" if run.parked else "running"
-            if run.stopping or run.parked:
-                await asyncio.shield(feed.finish())
-            raise
+            ctx = await starter.run(ask, new=new, words=run.words, on_event=on_event)
         finally:
-            rt.close()
+            events.put_nowait(None)
+            await asyncio.shield(shower)
+        return Finished(bool(ctx.get("_ok")), ctx)
 
-    async def _wake_banner(self, key: ThreadKey, ws: Path, rd: Path, ask: str, new: bool,
+    async def conclude(self, key: ThreadKey, run: Run, outcome: Outcome) -> None:
+        """Record how the run ended and say it in the thread: the one place a run's end is decided.
+
+        A finished run's summary is queued before the thread is marked over, so a kill in
+        between cannot lose it; a shutdown records nothing (the next start resumes the thread).
+        """
+        name, feed = folder_name(key), run.feed
+        if isinstance(outcome, ShutDown):
+            return
+        state = state_after(outcome)
+        if feed is not None:
+            feed.status.state = state
+        if isinstance(outcome, Finished):
+            summary = _summary(outcome.ctx, run.workspace)
+            await self.outbox.send(key, "summary", f"summary:{name}:{feed.ts if feed else None}",
+                                   summary["text"], summary["blocks"])
+            if outcome.ok and run.bound is not None:
+                await self._post_branch(key, run.bound[0].path, run.bound[1], feed.ts if feed else None)
+            await self.store.set_state(key, state)
+            if feed is not None:
+                await feed.finish()
+            return
+        if feed is not None:  # the status line shows the end before the thread hears of it
+            await feed.finish()
+        await self.store.set_state(key, state)
+        if isinstance(outcome, Failed):
+            text = (f":x: The thread's repository could not be prepared: {outcome.reason}" if outcome.repo
+                    else f":x: The run failed: {outcome.reason}")
+            await self.outbox.send(key, "error", f"{'repo-error' if outcome.repo else 'error'}:{name}:{time.time()}",
+                                   text)
+        elif isinstance(outcome, Stopped):
+            await self.outbox.send(key, "stopped", f"stopped:{name}:{time.time()}",
+                                   ":black_square_for_stop: Stopped. Reply here to continue, or `/new` to start over.")
+        elif isinstance(outcome, Parked):
+            await self.outbox.send(key, "parked", f"parked:{name}:{outcome.question.key}:{time.time()}",
+                                   render_deadline.parked(outcome.question.timeout_s))
+
+    async def _wake_banner(self, key: ThreadKey, ws: Path, starter: StarterRun, ask: str, new: bool,
                            banner_key: str | None) -> None:
-        state = thread_wake_state(ws)
+        state = starter.wake_state()
         if not state["waking"] or new:
             return
-        sid = state.get("steps", {}).get(WORK_STEP)
         banner = render.wake_banner(str(ws), woke=state.get("woke", 0), checks=state.get("checks") or 0,
-                                    context_tokens=last_context_tokens(rd / "sessions.db", sid) if sid else None,
-                                    said=ask)
+                                    context_tokens=state["context"], said=ask)
         await self.outbox.send(key, "wake", f"wake:{folder_name(key)}:{state['woke']}:{banner_key or ''}",
                                banner["text"], banner["blocks"])
 
@@ -183,7 +193,7 @@ class Runner:
         await self.outbox.send(q.thread, "timeout", f"timeout:{folder_name(q.thread)}:{q.id}", said)
 
 
-def _summary(ctx: dict[str, Any], ws: Path) -> render.Payload:
+def _summary(ctx: dict[str, Any], ws: Path | None) -> render.Payload:
     results = ctx.get("_results", {})
     cost = sum(getattr(r, "cost_usd", 0.0) or 0.0 for r in results.values())
     ok = bool(ctx.get("_ok"))

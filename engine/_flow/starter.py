@@ -22,6 +22,7 @@ from engine._agents.roles import coordinator, worker
 from engine._agents.workbench import Workbench
 from engine._docs.brief import Brief
 from engine._docs.goal import Goal
+from engine._stores.sqlite import SESSIONS_FILE
 from engine._stores.sqlite_read import session_exists
 from engine._flow.base import Ctx, Step, Workflow
 from engine._flow.steps import BRIEF_KEY, GOAL_KEY, clarify_step, goal_step, with_goal
@@ -86,6 +87,7 @@ def starter_flow(
     run_dir: str | Path = "runs",
     new: bool = False,
     isolate: bool = False,
+    worktrees: bool | None = None,
     clarify_only: bool = False,
     goal: bool = True,
     rounds: int = 3,
@@ -109,6 +111,9 @@ def starter_flow(
     is how questions reach a person (``HumanChannel``); None means nobody can be asked.
     ``park`` is the channel's hook for a question with no default left unanswered past its
     deadline (the Slack bot parks the run); without it the run goes on on its best judgement.
+    ``worktrees`` says whether each worker dispatch gets a git worktree of its own (default:
+    ``isolate``); False with ``isolate=True`` keeps the workbench outside the checkout while the
+    workers work in the checkout itself (a checkout that is already a worktree of its own).
     Raises ``ValueError`` for an empty ``ask`` on a fresh workspace, and for ``isolate=True``
     outside a git repository (before any money is spent).
     """
@@ -141,7 +146,8 @@ def starter_flow(
         if goal:
             steps.append(goal_step(ch, goal_path=paths.goal, always_set=waking and bool(said),
                                    retries=2, can_run=judge_can_run))
-        workers = {"coder": worker("写代码、跑验证的执行者", worker_prompt, isolate=isolate)}
+        workers = {"coder": worker("写代码、跑验证的执行者", worker_prompt,
+                                   isolate=isolate if worktrees is None else worktrees)}
         lead = coordinator("协调者", instructions, workers, channel=ch)
 
         def goal_text(ctx: Ctx) -> str:
@@ -180,7 +186,7 @@ def wake_state(
     paths = starter_paths(workspace, isolate=isolate, brief_name=brief_name, goal_name=goal_name)
     brief = Brief.load(paths.brief)
     goal = Goal.load(paths.goal)
-    db = Path(run_dir).resolve() / "sessions.db"
+    db = Path(run_dir).resolve() / SESSIONS_FILE
     lineage = Lineage(Path(run_dir) / LINEAGE_FILE, paths.workspace,
                       has_session=lambda sid: session_exists(db, sid))
     return {

@@ -1,15 +1,15 @@
 """Credentials: find out before the first step whether Claude Code can authenticate at all.
 
 Without this check a missing key surfaces only after a subprocess has started, as a 401 deep in
-a step; the runtime raises at construction instead, naming what it looked for.
+a step; the runtime raises at construction instead, naming what it looked for. It looks in the
+environment the CLI will get (the host's choice), not necessarily the host's own.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
-
-from dotenv import load_dotenv
 
 from engine._errors import FlowerError
 
@@ -27,23 +27,20 @@ class CredentialsError(FlowerError, RuntimeError):
     """No way for Claude Code to authenticate was found."""
 
 
-def load_env(workspace: str | Path) -> None:
-    """Load ``.env`` from the workspace, then from the current folder; never overrides the shell."""
-    load_dotenv(Path(workspace) / ".env", override=False)
-    load_dotenv(Path.cwd() / ".env", override=False)
-
-
-def _credential_files() -> list[Path]:
-    config = os.environ.get("CLAUDE_CONFIG_DIR")
-    base = Path(config) if config else Path.home() / ".claude"
+def _credential_files(env: Mapping[str, str]) -> list[Path]:
+    config = env.get("CLAUDE_CONFIG_DIR")
+    home = env.get("HOME")
+    base = Path(config) if config else (Path(home) if home else Path.home()) / ".claude"
     return [base / ".credentials.json"]
 
 
-def check_credentials() -> None:
-    """Raise ``CredentialsError`` unless a credential variable is set or Claude Code is logged in."""
-    if any(os.environ.get(name, "").strip() for name in CREDENTIAL_VARIABLES):
+def check_credentials(env: Mapping[str, str] | None = None) -> None:
+    """Raise ``CredentialsError`` unless ``env`` (default: ``os.environ``) sets a credential
+    variable or names a config folder where Claude Code is logged in."""
+    env = os.environ if env is None else env
+    if any(env.get(name, "").strip() for name in CREDENTIAL_VARIABLES):
         return
-    files = _credential_files()
+    files = _credential_files(env)
     if any(f.is_file() for f in files):
         return
     raise CredentialsError(

@@ -9,27 +9,25 @@ degraded handoff is built mechanically from the original task.
 from __future__ import annotations
 
 import time
-from dataclasses import replace
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
 
-from engine._agents.spec import AgentSpec
-from engine._events import Event, OnEvent, emit
-from engine._run.manifest import StepResult
+from engine._agents.workbench import Workbench
 from engine._docs.handoff import HANDOFF_PROMPT, Handoff, degraded
+from engine._events import Event, OnEvent, emit
 
-if TYPE_CHECKING:
-    from engine._run.runtime import Runtime
+# One more turn of the retiring session with this prompt; returns (error or None, answer text).
+HandoffTurn = Callable[[str], Awaitable[tuple[str | None, str]]]
 
 
 def _file_stem(step: str) -> str:
     return "".join(c if c.isalnum() or c in "-_·" else "_" for c in step) or "step"
 
 
-def _store(rt: "Runtime", h: Handoff, step: str) -> str | None:
+def _store(workbench: Workbench | None, h: Handoff, step: str) -> str | None:
     """Write ``h`` to ``<notes>/交接-<step>.md``, moving an older one to the archive first."""
-    if rt.workbench is None:
+    if workbench is None:
         return None  # still handed over through the prompt, just not readable afterwards
-    notes = rt.workbench.notes
+    notes = workbench.notes
     path = notes / f"交接-{_file_stem(step)}.md"
     if path.exists():
         archive = notes / "archive" / "交接"
@@ -40,39 +38,36 @@ def _store(rt: "Runtime", h: Handoff, step: str) -> str | None:
 
 
 async def write_handoff(
-    rt: "Runtime",
-    spec: AgentSpec,
+    turn: HandoffTurn,
     step: str,
     session: str | None,
     task: str,
     *,
+    used: int,
+    window: int,
+    workbench: Workbench | None,
     degrade_why: str,
     on_event: OnEvent | None,
-    result: StepResult,
 ) -> Handoff:
-    """Have ``session`` write its handoff (unless ``degrade_why``), store it, and return it."""
-    emit(on_event, Event("handoff", step, {
-        "phase": "writing", "used": rt._ctx, "window": rt.handoff.window}))
+    """Have ``session`` write its handoff through ``turn`` (unless ``degrade_why``), store it in
+    ``workbench``'s notes, and return it; ``used`` / ``window`` are the context's tokens."""
+    emit(on_event, Event("handoff", step, {"phase": "writing", "used": used, "window": window}))
     handoff: Handoff | None = None
     why = degrade_why
     if not why and session:
-        prompt = HANDOFF_PROMPT.format(used=rt._ctx, window=rt.handoff.window)
-        out = await rt._attempt(
-            replace(spec, max_budget_usd=None), prompt, result, session, False, None,
-            None, watch_context=False,
-        )
-        if out.error is None:
-            parsed = Handoff.parse(out.text)
+        error, text = await turn(HANDOFF_PROMPT.format(used=used, window=window))
+        if error is None:
+            parsed = Handoff.parse(text)
             if parsed.complete():
                 handoff = parsed
             else:
                 why = "the handoff answer lacked: " + ", ".join(parsed.missing())
         else:
-            why = out.error
+            why = error
     if handoff is None:
         handoff = degraded(step, task, why=why or "no session to write it")
     handoff.step = step
-    path = _store(rt, handoff, step)
+    path = _store(workbench, handoff, step)
     emit(on_event, Event("handoff", step, {
         "phase": "done", "degraded": bool(getattr(handoff, "degraded", False)), "path": path,
         "sections": [name for name in ("doing", "decided", "deadends", "next", "scene")

@@ -8,25 +8,25 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 
-from engine._run import signals
 from engine._agents.spec import AgentSpec, HandoffPolicy
-from engine._run.attempt import AttemptHooks, AttemptOutcome, run_attempt
-from engine._run.options import attempt_options
-from engine._run.credentials import check_credentials, load_env
-from engine._events import Event, OnEvent, emit
-from engine._run.handoff import write_handoff
-from engine._run.manifest import MANIFEST_FILE, Manifest, StepResult
-from engine._run.resilience import Resilience
 from engine._agents.workbench import Workbench
 from engine._docs.handoff import is_overflow
+from engine._events import Event, OnEvent, emit
+from engine._run import signals
+from engine._run.attempt import AttemptHooks, AttemptOutcome, run_attempt
+from engine._run.credentials import check_credentials
+from engine._run.handoff import write_handoff
+from engine._run.manifest import MANIFEST_FILE, Manifest, StepResult
+from engine._run.options import Setting, attempt_options
+from engine._run.resilience import Resilience
 from engine._stores.prune import PrunePolicy, PruningSessionStore
+from engine._stores.sqlite import SESSIONS_FILE
 from engine._stores.sqlite_read import session_exists
 from engine._stores.trim import EphemeralPolicy, TrimPolicy
-
-SESSIONS_FILE = "sessions.db"
 
 
 def _policy(value, default_cls, *, default_on: bool):
@@ -44,7 +44,13 @@ class Runtime:
     is always a ``PruningSessionStore`` (replace ``rt.store`` after construction to change it).
     ``trim=False`` only turns off the large-result trim layer: dropping API-error residue,
     old denials, neutralising interrupted results and expiring ephemeral results stay on.
-    Construction loads ``.env`` and checks credentials (``RuntimeError`` when there are none).
+
+    ``env`` is the environment the CLI gets, built by the host (None: the host's whole
+    ``os.environ``, the SDK's default); ``own_process_group`` starts the CLI in a process group
+    of its own (a terminal's Ctrl-C then reaches only the host). Construction checks that ``env``
+    has credentials (``CredentialsError``, a ``RuntimeError``) and has no effect on the process:
+    unlike the spec's Runtime it loads no ``.env`` and installs no signal handler; those are a
+    host's choices (the ``flower`` command makes both; see ``engine.install_signal_rescue``).
 
     Warning: a ``delegate_only`` spec run with ``workbench=False`` gets no guard at all on its
     main thread (``delegate_guard`` comes with the workbench hooks and replaces the whitelist).
@@ -70,6 +76,8 @@ class Runtime:
         spill_threshold: int | None = 4000,
         resilience: Resilience | bool = True,
         handoff: HandoffPolicy | bool = True,
+        env: Mapping[str, str] | None = None,
+        own_process_group: bool = False,
     ) -> None:
         self.workspace = Path(workspace).resolve()
         if not self.workspace.is_dir():
@@ -104,11 +112,10 @@ class Runtime:
         self._said: list[str] = []
         self._ctx = 0
         self._warned = False
-        # Set by a terminal front end: run the CLI outside the terminal's Ctrl-C (see detach).
-        self.detach_cli = False
-        signals.watch(self)
-        load_env(self.workspace)
-        check_credentials()
+        self.env = None if env is None else dict(env)
+        self.own_process_group = own_process_group
+        check_credentials(self.env)
+        signals.watch(self)  # rescued on SIGTERM/SIGHUP once a host installs the handlers
 
     # -- public helpers ------------------------------------------------------------------------
 
@@ -194,9 +201,10 @@ class Runtime:
                         )
                         break
                     h = await write_handoff(
-                        self, spec, name, session, prompt,
+                        self._handoff_turn(spec, result, session), name, session, prompt,
+                        used=self._ctx, window=self.handoff.window, workbench=self.workbench,
                         degrade_why="" if out.error == self.HANDOFF_DUE else out.error,
-                        on_event=on_event, result=result,
+                        on_event=on_event,
                     )
                     result.retired.append(session)
                     session, prompt_cur = None, h.prompt_block()
@@ -236,6 +244,19 @@ class Runtime:
         )
         if online:
             await asyncio.sleep(delay)
+
+    def _handoff_turn(self, spec: AgentSpec, result: StepResult, session: str | None):
+        """The retiring session's handoff turn: no budget cap (it must get written), no events."""
+        async def turn(prompt: str) -> tuple[str | None, str]:
+            out = await self._attempt(replace(spec, max_budget_usd=None), prompt, result, session,
+                                      False, None, None, watch_context=False)
+            return out.error, out.text
+        return turn
+
+    def _setting(self) -> Setting:
+        return Setting(workspace=self.workspace, store=self.store, portable=self.portable,
+                       workbench=self.workbench, spill_threshold=self.spill_threshold,
+                       handoff_on=self.handoff.enabled, env=self.env, own_group=self.own_process_group)
 
     def _on_context(self, name: str, on_event: OnEvent | None, watch: bool):
         def check(tokens: int) -> str | None:
@@ -283,7 +304,7 @@ class Runtime:
             on_result=on_result,
             stop_requests=self._stops if watch_context and self._stops else asyncio.Queue(),
         )
-        out = await run_attempt(attempt_options(self, spec, session, fork, resume_at), prompt, hooks)
+        out = await run_attempt(attempt_options(self._setting(), spec, session, fork, resume_at), prompt, hooks)
         result.cost_usd = base_cost + out.cost_usd
         result.num_turns += out.num_turns
         return out

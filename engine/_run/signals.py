@@ -35,10 +35,15 @@ def _handler(signum: int, frame: Any) -> None:
 
 
 def watch(runtime: _Rescuable) -> None:
-    """Include ``runtime`` in the rescue; installs the handlers once, only from the main thread
-    and only where nobody else installed a handler (a host program's own handling wins)."""
-    global _installed
+    """Include ``runtime`` in the rescue (a no-op until a host calls ``install``)."""
     _live.add(runtime)
+
+
+def install() -> None:
+    """Install the SIGTERM/SIGHUP rescue, once, from the main thread, and only where nobody
+    else installed a handler (a host program's own handling wins). The ``flower`` command's
+    choice: a library object never changes its host's signal handling by being constructed."""
+    global _installed
     if _installed or threading.current_thread() is not threading.main_thread():
         return
     for sig in _SIGNALS:
@@ -51,8 +56,3 @@ def forget(runtime: _Rescuable) -> None:
     """Leave ``runtime`` out of the rescue (it closed)."""
     _live.discard(runtime)
 
-
-def rescue_all() -> None:
-    """Rescue every live runtime now (for hosts that handle the signals themselves)."""
-    for runtime in list(_live):
-        runtime.rescue()

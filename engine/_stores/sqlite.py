@@ -38,12 +38,15 @@ from engine._stores.sqlite_file import SqliteFile
 from engine._stores.sqlite_read import entry_context_tokens, last_context_tokens, session_exists
 
 __all__ = [
+    "SESSIONS_FILE",
     "SqliteSessionStore",
     "StoreError",
     "entry_context_tokens",
     "last_context_tokens",
     "session_exists",
 ]
+
+SESSIONS_FILE = "sessions.db"  # the session database's name in a run_dir, as the spec names it
 
 _JSON = {"separators": (",", ":")}
 

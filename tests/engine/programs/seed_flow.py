@@ -8,12 +8,13 @@ import asyncio
 import json
 import sys
 
-from engine import AgentSpec, Resilience, Runtime, Step, Workflow
+from engine import AgentSpec, Resilience, Runtime, Step, Workflow, install_signal_rescue
 
 terse = AgentSpec(name="terse", instructions="回答极简。", allowed_tools=["Read", "Glob"], max_turns=4)
 
 
 async def main(workspace: str, run_dir: str) -> None:
+    install_signal_rescue()  # a host's choice, as the flower command makes it
     rt = Runtime(workspace=workspace, run_dir=run_dir, resilience=Resilience(base_delay=0.01))
     try:
         ctx = await Workflow([Step("取词", terse, "读 seed.txt,只回文件里那个词。")]).run(rt)

@@ -1,0 +1,138 @@
+"""``StarterRun``: one workspace's starter run, composed once for every front end.
+
+Workspace paths -> ``Runtime`` -> ``starter_flow`` -> run, and the verbs a front end needs around
+it: the wake state before it starts, words for the running step or for the coordinator's inbox,
+the archive of ``/new``. The terminal (``flower``) and the Slack bot both build one per run, so
+neither knows where ``sessions.db`` is, how the workbench is placed, or how the flow is wired.
+To stop a run, cancel the task awaiting ``run()``: the lineage keeps the session for the next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from engine._events import Event, OnEvent, emit
+from engine._flow.base import Ctx, Workflow
+from engine._flow.starter import WORK_STEP, StarterPaths, archive_run, starter_flow, starter_paths, wake_state
+from engine._human.channel import Park
+from engine._run.runtime import Runtime
+from engine._stores.sqlite import SESSIONS_FILE
+from engine._stores.sqlite_read import last_context_tokens
+from engine._stores.trim import TrimPolicy
+
+
+class StarterRun:
+    """The starter workflow in ``workspace``, with its transcripts under ``run_dir``.
+
+    ``isolate=True`` (a git checkout) keeps the workbench outside the checkout and gives each
+    worker dispatch a worktree of its own, unless ``shared_worktree=True``: then workers work
+    in the checkout itself (it is a thread's own worktree already). ``env`` is the environment
+    the CLI gets, built by the host (None: the host's whole ``os.environ``); ``trim`` is the
+    large-result trim layer (on, as for the ``flower`` command). ``runtime`` and ``flow`` are
+    further ``Runtime`` and ``starter_flow`` keyword arguments (tests make them small).
+    Constructing one reads and writes nothing.
+    """
+
+    def __init__(
+        self,
+        workspace: str | Path = ".",
+        *,
+        run_dir: str | Path = "runs",
+        isolate: bool = False,
+        shared_worktree: bool = False,
+        env: Mapping[str, str] | None = None,
+        own_process_group: bool = False,
+        trim: bool = True,
+        transport: Any = None,
+        park: Park | None = None,
+        runtime: Mapping[str, Any] | None = None,
+        flow: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.paths: StarterPaths = starter_paths(workspace, isolate=isolate)
+        self.run_dir = Path(run_dir).resolve()
+        self.isolate, self.shared_worktree = isolate, shared_worktree
+        self._runtime_kw: dict[str, Any] = {
+            "trim": TrimPolicy(enabled=trim), "env": env, "own_process_group": own_process_group,
+            **(runtime or {})}
+        self._flow_kw: dict[str, Any] = {"transport": transport, "park": park, **(flow or {})}
+        self.runtime: Runtime | None = None  # while run() runs
+        self.flow: Workflow | None = None
+        self._notes: list[tuple[str, str]] = []
+        self._ended = False
+
+    # -- before a run ---------------------------------------------------------------------------
+
+    def wake_state(self) -> dict[str, Any]:
+        """The spec's ``wake_state`` of this workspace plus ``context``: the work step's last
+        context size in tokens (None when unknown). Writes nothing."""
+        state = wake_state(self.paths.workspace, run_dir=self.run_dir, isolate=self.isolate)
+        sid = state["steps"].get(WORK_STEP)
+        state["context"] = last_context_tokens(self.run_dir / SESSIONS_FILE, sid) if sid else None
+        return state
+
+    def archive(self) -> Path:
+        """``/new``: archive brief, goal and lineage into the workbench's ``notes/archive/<time>/``
+        and return that folder; the next run starts fresh (``sessions.db`` stays: it is the archive)."""
+        return archive_run(self.paths, self.run_dir)
+
+    # -- the run --------------------------------------------------------------------------------
+
+    async def run(self, ask: str, *, new: bool = False, words: str = "",
+                  on_event: OnEvent | None = None) -> Ctx:
+        """Run the starter flow once with ``ask`` (``new``: archive first) and return its ctx.
+
+        ``words`` were said to a run that was stopped: they reach its first step as an
+        interruption once that step's CLI is up. Notes left before the flow exists reach the
+        coordinator's inbox. Raises ``ValueError`` like ``starter_flow`` (an empty ask in a fresh
+        workspace, ``isolate`` outside a git repository) and ``CredentialsError``.
+        """
+        rt = self.runtime = Runtime(workspace=self.paths.workspace, run_dir=self.run_dir,
+                                    workbench=self.paths.workbench, **self._runtime_kw)
+        pending = [words.strip()] if words.strip() else []
+
+        def relay(event: Event) -> None:
+            if event.kind == "session" and pending and rt.interrupt(pending[0]):
+                pending.clear()  # its step is running: said now, once
+            emit(on_event, event)
+
+        try:
+            wf = self.flow = starter_flow(
+                ask, workspace=self.paths.workspace, run_dir=self.run_dir, new=new, isolate=self.isolate,
+                worktrees=False if self.shared_worktree else None, **self._flow_kw)
+            for text, by in self._notes:
+                wf.channel.post(text, by=by)
+            self._notes.clear()
+            return await wf.run(rt, on_event=relay)
+        finally:
+            self._ended = True
+            rt.close()
+
+    @property
+    def running(self) -> bool:
+        """True while a step is in flight."""
+        return self.runtime is not None and self.runtime.running
+
+    @property
+    def ended(self) -> bool:
+        """True once ``run()`` returned or raised: words said now belong to the next run."""
+        return self._ended
+
+    def interrupt(self, said: str, *, by: str = "") -> bool:
+        """A person's words: the running step is interrupted with them (it resumes the same
+        session with ``said``); between steps, or before the flow is built, they are a note for
+        the coordinator's inbox. False once the run has ended (nothing was delivered)."""
+        if self._ended or not said.strip():
+            return False
+        if self.runtime is not None and self.runtime.interrupt(said):
+            return True
+        self.note(said, by=by)
+        return True
+
+    def note(self, said: str, *, by: str = "") -> None:
+        """Leave ``said`` in the coordinator's inbox (kept until the flow exists)."""
+        if self.flow is not None and self.flow.channel is not None:
+            self.flow.channel.post(said, by=by)
+        else:
+            self._notes.append((said, by))

@@ -1,0 +1,99 @@
+"""How the Claude Code CLI is started: with exactly the environment its host chose.
+
+The SDK always starts the CLI with the parent's whole ``os.environ`` plus ``options.env``. A host
+that hands the CLI an environment of its own (``Runtime(env=...)``: a bot whose process holds
+tokens the agent must never see) gets the CLI through a tiny launcher instead: it keeps only the
+variables named in ``FLOWER_CLI_ENV`` (plus the few the SDK sets for the CLI itself) and execs the
+real CLI. The same launcher puts the CLI in a process group of its own for a terminal front end
+(a Ctrl-C then reaches ``flower``, which interrupts at a message boundary, not the CLI).
+
+The launcher file is written once per process into a private (0700) temporary folder, never
+into a workspace: anything an agent can write must not become code the host runs.
+"""
+
+from __future__ import annotations
+
+import atexit
+import shutil
+import stat
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+import claude_agent_sdk
+from claude_agent_sdk import ClaudeAgentOptions
+
+from engine._errors import FlowerError
+
+KEEP_VARIABLE = "FLOWER_CLI_ENV"  # comma-separated names the CLI may see
+GROUP_VARIABLE = "FLOWER_CLI_OWN_GROUP"  # "1": the CLI gets a process group of its own
+
+# What the SDK itself sets for the CLI (entry point, version, app label, session-state frames,
+# trace context, cwd): always kept, or the SDK's own protocol with the CLI breaks.
+SDK_VARIABLES = (
+    "CLAUDE_CODE_ENTRYPOINT",
+    "CLAUDE_AGENT_SDK_VERSION",
+    "CLAUDE_AGENT_SDK_CLIENT_APP",
+    "CLAUDE_AGENT_SDK_DERIVED_CLIENT_APP",
+    "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING",
+    "CLAUDE_CODE_SDK_READS_SESSION_STATE",
+    "TRACEPARENT",
+    "TRACESTATE",
+    "PWD",
+)
+
+_BODY = """#!{python} -I
+import os, sys
+env = dict(os.environ)
+if env.pop({group!r}, "") == "1":
+    os.setpgrp()
+keep = env.pop({keep!r}, None)
+if keep is not None:
+    names = set(keep.split(",")) | set({sdk!r})
+    env = {{k: v for k, v in env.items() if k in names}}
+os.execve({cli!r}, [{cli!r}, *sys.argv[1:]], env)
+"""
+
+_written: dict[str, Path] = {}
+
+
+def real_cli() -> Path:
+    """The CLI the SDK would run: the bundled one, else ``claude`` on PATH."""
+    bundled = Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude"
+    if bundled.is_file():
+        return bundled
+    found = shutil.which("claude")
+    if found is None:
+        raise FlowerError(
+            "Claude Code CLI not found: the claude-agent-sdk wheel has no bundled CLI and "
+            "`claude` is not on PATH. Reinstall claude-agent-sdk or install Claude Code.")
+    return Path(found)
+
+
+def launcher_path() -> Path:
+    """The launcher for this process's CLI, written on first use into a private temp folder."""
+    cli = str(real_cli())
+    if cli not in _written:
+        folder = Path(tempfile.mkdtemp(prefix="flower-cli-"))  # 0700: only this user can swap it
+        atexit.register(shutil.rmtree, folder, True)
+        path = folder / "claude"
+        path.write_text(_BODY.format(python=sys.executable, group=GROUP_VARIABLE, keep=KEEP_VARIABLE,
+                                     sdk=SDK_VARIABLES, cli=cli), encoding="utf-8")
+        path.chmod(stat.S_IRWXU)
+        _written[cli] = path
+    return _written[cli]
+
+
+def launch(opts: ClaudeAgentOptions, env: Mapping[str, str] | None, *, own_group: bool) -> None:
+    """Start ``opts``' CLI through the launcher when needed: with exactly ``env`` plus the
+    options' own variables (None: the host's whole environment, as the SDK does), and with
+    ``own_group`` in a process group of its own. Call it last, once ``opts.env`` is complete."""
+    if env is None and not own_group:
+        return  # nothing to change: the SDK starts the CLI itself, saving a process start
+    opts.env = {**(env or {}), **opts.env}
+    if env is not None:
+        opts.env[KEEP_VARIABLE] = ",".join(sorted(opts.env))
+    if own_group:
+        opts.env[GROUP_VARIABLE] = "1"
+    opts.cli_path = str(launcher_path())
