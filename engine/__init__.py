@@ -37,9 +37,12 @@ from engine._docs.goal import Goal
 from engine._docs.handoff import Handoff
 from engine._docs.verdict import Verdict
 from engine._errors import FlowerError
+from engine._files import write_json_atomic, write_text_atomic
 from engine._stores.ephemeral import is_ephemeral
 from engine._stores.prune import PrunePolicy, PruningSessionStore
 from engine._stores.sqlite import SqliteSessionStore
+from engine._stores.sqlite_db import StoreError, immediate, open_sqlite
+from engine._stores.sqlite_file import SqliteFile
 from engine._stores.trim import EphemeralPolicy, TrimmingSessionStore, TrimPolicy
 from engine._flow.base import Step, StepAbort, Workflow
 from engine._stores.sqlite_read import last_context_tokens
@@ -52,6 +55,7 @@ from engine._flow.starter import (
     starter_paths,
     wake_state,
 )
+from engine._tokens import human_tokens
 from engine._flow.steps import (
     BRIEF_KEY,
     CLARIFY_RESUME,
@@ -145,6 +149,14 @@ __all__ = [
     "PrunePolicy",
     "is_ephemeral",
     "last_context_tokens",
+    # For hosts: the plumbing a front end keeps its own state and words with, as the engine
+    # does (the bot's bot.db, its bindings file, its context sizes); contracts in the docstrings
+    "SqliteFile",
+    "open_sqlite",
+    "immediate",
+    "write_text_atomic",
+    "write_json_atomic",
+    "human_tokens",
     # Errors
     "FlowerError",
 ]
