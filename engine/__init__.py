@@ -1,7 +1,7 @@
 """flower's agent engine: long coding-agent jobs on Claude Code that survive anything.
 
 The public API, declared once and grouped as the specification groups it. Everything here is
-importable as ``from engine import X``.
+importable as ``from engine import X``; the error tree is drawn in ``engine._errors``.
 """
 
 from engine._agents.spec import AgentSpec, CompactPolicy, HandoffPolicy, build_options, default_window
@@ -37,6 +37,9 @@ from engine._docs.goal import Goal
 from engine._docs.handoff import Handoff
 from engine._docs.verdict import Verdict
 from engine._errors import FlowerError
+from engine._human.channel import ChannelError
+from engine._human.transports import TransportError
+from engine._run.credentials import CredentialsError
 from engine._files import write_json_atomic, write_text_atomic
 from engine._stores.ephemeral import is_ephemeral
 from engine._stores.prune import PrunePolicy, PruningSessionStore
@@ -81,7 +84,6 @@ __all__ = [
     # Workflow: steps in order, state in ctx, continuity across processes
     "Workflow",
     "Step",
-    "StepAbort",
     "clarify_step",
     "goal_step",
     "with_goal",
@@ -157,6 +159,11 @@ __all__ = [
     "write_text_atomic",
     "write_json_atomic",
     "human_tokens",
-    # Errors
+    # Errors: every one the engine raises on purpose, drawn as a tree in engine/_errors.py
     "FlowerError",
+    "StepAbort",
+    "StoreError",
+    "CredentialsError",
+    "ChannelError",
+    "TransportError",
 ]
