@@ -1,7 +1,7 @@
 """flower's agent engine: long coding-agent jobs on Claude Code that survive anything.
 
 The public API, declared once and grouped as the specification groups it. Everything here is
-importable as ``from engine import X``.
+importable as ``from engine import X``; the error tree is drawn in ``engine._errors``.
 """
 
 from engine._agents.spec import AgentSpec, CompactPolicy, HandoffPolicy, build_options, default_window
@@ -37,9 +37,15 @@ from engine._docs.goal import Goal
 from engine._docs.handoff import Handoff
 from engine._docs.verdict import Verdict
 from engine._errors import FlowerError
+from engine._human.channel import ChannelError
+from engine._human.transports import TransportError
+from engine._run.credentials import CredentialsError
+from engine._files import write_json_atomic, write_text_atomic
 from engine._stores.ephemeral import is_ephemeral
 from engine._stores.prune import PrunePolicy, PruningSessionStore
 from engine._stores.sqlite import SqliteSessionStore
+from engine._stores.sqlite_db import StoreError, immediate, open_sqlite
+from engine._stores.sqlite_file import SqliteFile
 from engine._stores.trim import EphemeralPolicy, TrimmingSessionStore, TrimPolicy
 from engine._flow.base import Step, StepAbort, Workflow
 from engine._stores.sqlite_read import last_context_tokens
@@ -54,6 +60,7 @@ from engine._flow.starter import (
     starter_paths,
     wake_state,
 )
+from engine._tokens import human_tokens
 from engine._flow.steps import (
     BRIEF_KEY,
     CLARIFY_RESUME,
@@ -79,7 +86,6 @@ __all__ = [
     # Workflow: steps in order, state in ctx, continuity across processes
     "Workflow",
     "Step",
-    "StepAbort",
     "clarify_step",
     "goal_step",
     "with_goal",
@@ -149,6 +155,19 @@ __all__ = [
     "PrunePolicy",
     "is_ephemeral",
     "last_context_tokens",
-    # Errors
+    # For hosts: the plumbing a front end keeps its own state and words with, as the engine
+    # does (the bot's bot.db, its bindings file, its context sizes); contracts in the docstrings
+    "SqliteFile",
+    "open_sqlite",
+    "immediate",
+    "write_text_atomic",
+    "write_json_atomic",
+    "human_tokens",
+    # Errors: every one the engine raises on purpose, drawn as a tree in engine/_errors.py
     "FlowerError",
+    "StepAbort",
+    "StoreError",
+    "CredentialsError",
+    "ChannelError",
+    "TransportError",
 ]

@@ -12,17 +12,9 @@ from typing import Any, TextIO
 
 from engine._events import Event
 from engine._flow.starter import WORK_STEP
+from engine._tokens import human_tokens
 
 BANNER_WIDTH = 38
-
-
-def human_tokens(n: int) -> str:
-    """80200 -> "80.2K", 1200000 -> "1.2M"."""
-    if n >= 1_000_000:
-        return f"{n / 1_000_000:.1f}M"
-    if n >= 1_000:
-        return f"{n / 1_000:.1f}K"
-    return str(n)
 
 
 def _home_relative(path: Path) -> str:

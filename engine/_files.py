@@ -1,6 +1,7 @@
 """Atomic small-file writes: temp file in the same folder, fsync, os.replace.
 
 A process killed mid-write leaves either the old file or the new one, never half of either.
+Public (``engine``) for hosts too: the bot writes its bindings and saved questions this way.
 """
 
 from __future__ import annotations

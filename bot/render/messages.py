@@ -34,7 +34,7 @@ from bot.render.notices import (
 )
 from bot.render.split import clip, escape, utf16_len
 from bot.store.records import ACTIVE_STATES as ACTIVE, ThreadState
-from engine._cli_view import human_tokens
+from engine import human_tokens
 
 __all__ = [
     "ANSWER_PREFIX",

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from bot.render.block_kit import MAX_BLOCKS, Payload, blocks_for, context, fallback, section
 from bot.render.split import clip, escape
-from engine._cli_view import human_tokens
+from engine import human_tokens
 
 __all__ = [
     "cost",

@@ -26,7 +26,7 @@ from typing import Iterator, Literal
 
 from bot.repos import git as g
 from bot.repos.git import RepoError
-from engine._files import write_json_atomic
+from engine import write_json_atomic
 
 REPOS_FILE = "repos.json"
 CLONES = "repos"

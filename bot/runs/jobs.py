@@ -25,7 +25,7 @@ from bot.runs.run import ASK_FILE, BotOptions, Run, Runner
 from bot.runs.start_gate import StartGate
 from bot.store.bot_store import BotStore, Thread, ThreadKey
 from bot.runs.threads import ensure_workspace, folder_name, run_dir
-from engine._files import write_text_atomic
+from engine import write_text_atomic
 
 log = logging.getLogger(__name__)
 

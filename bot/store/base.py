@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.store.schema import connect
-from engine._stores.sqlite_file import SqliteFile
+from engine import SqliteFile
 
 __all__ = ["StoreBase"]
 

@@ -23,7 +23,7 @@ from bot.store.records import (
     ThreadKey,
     ThreadState,
 )
-from engine._stores.sqlite_db import StoreError, immediate
+from engine import StoreError, immediate
 
 __all__ = [
     "DB_NAME",

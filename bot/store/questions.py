@@ -14,7 +14,7 @@ from typing import Union
 
 from bot.store.base import StoreBase
 from bot.store.records import Question, ThreadKey
-from engine._stores.sqlite_db import StoreError, immediate
+from engine import StoreError, immediate
 
 __all__ = ["QuestionRef", "QuestionsMixin"]
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from bot.store.base import StoreBase
 from bot.store.records import InboxItem, OutboxItem, ThreadKey
-from engine._stores.sqlite_db import StoreError, immediate
+from engine import StoreError, immediate
 
 __all__ = ["QueuesMixin"]
 

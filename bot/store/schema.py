@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from engine._stores.sqlite_db import StoreError, open_file
+from engine import StoreError, open_sqlite
 
 __all__ = ["SCHEMA", "VERSION", "connect"]
 
@@ -100,13 +100,13 @@ CREATE INDEX IF NOT EXISTS inbox_by_thread ON inbox (team, channel, thread_ts, d
 def connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
     """Open ``path`` (creating its folder and the tables): WAL, busy timeout, autocommit mode.
 
-    Transactions are explicit (``engine._stores.sqlite_db.immediate``); the connection may be used
+    Transactions are explicit (``engine.immediate``); the connection may be used
     from any thread, the caller serializes access. Raises ``StoreError`` for the folder or a file
     written by a newer bot, ``sqlite3.Error`` for the file itself.
     """
     # FULL, not NORMAL: an answer a person gave must survive even a power cut; writes are few.
-    conn = open_file(path, busy_timeout, synchronous="FULL",
-                     folder_fix="Set FLOWER_HOME to a writable folder.")
+    conn = open_sqlite(path, busy_timeout, synchronous="FULL",
+                       folder_fix="Set FLOWER_HOME to a writable folder.")
     try:
         (version,) = conn.execute("PRAGMA user_version").fetchone()
         if version > VERSION:

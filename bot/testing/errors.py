@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine._errors import FlowerError
+from engine import FlowerError
 
 
 class FakeSlackError(FlowerError):

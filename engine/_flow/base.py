@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from engine._agents.spec import AgentSpec
+from engine._errors import FlowerError
 from engine._events import Event, OnEvent, emit
 from engine._run.lineage import LINEAGE_FILE, Lineage
 from engine._run.manifest import StepResult
@@ -34,7 +35,7 @@ ON_FAIL_VALUES = ("stop", "continue", "ask")
 ASK_RETRY, ASK_CONTINUE, ASK_STOP = "重试这一步", "跳过,继续下一步", "停下"
 
 
-class StepAbort(Exception):
+class StepAbort(FlowerError):
     """Raised by a gate: stop now, retrying cannot help (``False`` means "not this time")."""
 
 

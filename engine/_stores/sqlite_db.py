@@ -1,5 +1,8 @@
 """The session database file itself: its schema, how it is opened, write transactions, and errors.
 
+``StoreError``, ``open_sqlite`` and ``immediate`` are also public (``engine``) for hosts that keep
+their own SQLite file the same way, as the bot does with ``bot.db``.
+
 Three tables, as the spec names them: ``meta`` has one row per store key
 ``project_key/session_id[/subpath]`` (a subagent's transcript is told apart by its subpath; ``''``
 is the main transcript) with its mtime; ``entries`` has the transcript lines in append order;
@@ -13,10 +16,11 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Literal
 
 from engine._errors import FlowerError
 
-__all__ = ["SCHEMA", "StoreError", "connect", "immediate", "open_file", "store_error", "use_wal"]
+__all__ = ["SCHEMA", "Synchronous", "StoreError", "connect", "immediate", "open_sqlite", "store_error", "use_wal"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -47,8 +51,16 @@ CREATE TABLE IF NOT EXISTS summaries (
 """
 
 
+# SQLite's ``PRAGMA synchronous`` levels: how much of a commit must be on disk before it returns.
+Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
+
+
 class StoreError(FlowerError):
-    """The session database could not be read or written (not SQLite, locked, unwritable, bad entry)."""
+    """A SQLite file (the session store's, or a host's own) could not be read or written.
+
+    Raised for a file that is not SQLite or is damaged, one locked past the busy timeout, an
+    unwritable folder, or a value that cannot be stored; the message names the path and the fix.
+    """
 
 
 def store_error(path: Path, busy_timeout: float | None, exc: sqlite3.Error) -> StoreError:
@@ -95,10 +107,17 @@ def use_wal(conn: sqlite3.Connection, busy_timeout: float) -> None:
             time.sleep(0.02)
 
 
-def open_file(path: Path, busy_timeout: float, *, synchronous: str, folder_fix: str) -> sqlite3.Connection:
-    """Open ``path`` (creating its folder) in autocommit mode with WAL, a busy timeout and the
-    given ``synchronous`` level; usable from any thread (the caller serializes access). A folder
-    that cannot be made raises ``StoreError`` ending with ``folder_fix``."""
+def open_sqlite(
+    path: Path, busy_timeout: float, *, synchronous: Synchronous, folder_fix: str
+) -> sqlite3.Connection:
+    """Open the SQLite file ``path`` the way the session store does, creating its folder.
+
+    The connection is in autocommit mode (write with ``immediate``), in WAL mode, with
+    ``busy_timeout`` seconds of waiting on another connection's lock and the given
+    ``synchronous`` level; it may be used from any thread, the caller serializes access. A
+    folder that cannot be made raises ``StoreError`` whose message ends with ``folder_fix`` (say
+    what the host's user should change); a file SQLite cannot open raises ``sqlite3.Error``.
+    """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -122,8 +141,8 @@ def connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
     """
     # NORMAL survives a crash of this process; the CLI wrote the transcript to local disk before
     # the SDK mirrored it here, so a power cut loses nothing unrecoverable.
-    conn = open_file(path, busy_timeout, synchronous="NORMAL",
-                     folder_fix="Give the store a path in a writable folder.")
+    conn = open_sqlite(path, busy_timeout, synchronous="NORMAL",
+                       folder_fix="Give the store a path in a writable folder.")
     try:
         conn.executescript(f"BEGIN IMMEDIATE;{SCHEMA}COMMIT;")  # two processes may create it at once
     except BaseException:
@@ -134,7 +153,11 @@ def connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
 
 @contextmanager
 def immediate(conn: sqlite3.Connection) -> Iterator[None]:
-    """A write transaction that takes the write lock up front, so a read-then-write never deadlocks."""
+    """A write transaction (``BEGIN IMMEDIATE``) on ``conn``, an autocommit connection.
+
+    The write lock is taken up front, so a read-then-write never deadlocks against another
+    process doing the same; any exception rolls back and is raised again.
+    """
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield

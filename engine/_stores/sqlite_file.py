@@ -22,10 +22,14 @@ T = TypeVar("T")
 
 
 class SqliteFile:
-    """The plumbing: ``_call`` (in this thread), ``_run`` (in a worker thread), ``close``.
+    """One SQLite file at ``path`` behind a lazily opened connection, safe from any thread or loop.
 
-    Subclasses with their own schema override ``_open``. Failures raise ``StoreError`` naming
-    the path and the fix.
+    Public (``engine``) as a base class for hosts with a file of their own. The contract with a
+    subclass: override ``_open`` to return the connection (``open_sqlite`` plus its own schema;
+    the default opens the session store's); do every operation through ``_call`` (here, under
+    the lock), ``_run`` (the same in a worker thread) or ``_rows`` (one read statement).
+    ``sqlite3`` errors raised inside come out as ``StoreError`` naming the path and the fix.
+    ``close``/``aclose`` may be called any number of times; a later use opens the file again.
     """
 
     def __init__(self, path: str | Path, *, busy_timeout: float = 30.0) -> None:

@@ -1,0 +1,267 @@
+"""The bot/engine contract, read from the source with ``ast``: who may import what, no cycles, sizes.
+
+Every ``import`` and ``from ... import`` statement counts, wherever it is (module level, inside a
+function, under ``if TYPE_CHECKING:``), because each one is a dependency a reader has to follow.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("engine", "bot")
+TEST_KITS = ("engine.testing", "bot.testing")
+MAX_LINES = 400
+
+
+@dataclass(frozen=True)
+class Module:
+    """One ``.py`` file under a package: its dotted name, its path and whether it is a package."""
+
+    name: str
+    path: Path
+    is_package: bool
+
+    @property
+    def where(self) -> str:
+        return self.path.relative_to(ROOT).as_posix()
+
+    @property
+    def production(self) -> bool:
+        return not any(_within(self.name, kit) for kit in TEST_KITS)
+
+
+@dataclass(frozen=True)
+class Import:
+    """One imported name as Python resolves it: ``target`` is the module the statement loads."""
+
+    source: Module
+    line: int
+    target: str  # dotted module name, relative imports resolved
+    statement: str  # the statement as written, for messages
+
+    @property
+    def at(self) -> str:
+        return f"{self.source.where}:{self.line}"
+
+
+def _within(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def _modules() -> dict[str, Module]:
+    found: dict[str, Module] = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            is_package = parts[-1] == "__init__"
+            if is_package:
+                parts.pop()
+            found[".".join(parts)] = Module(".".join(parts), path, is_package)
+    return found
+
+
+MODULES = _modules()
+
+
+def _resolve_base(module: Module, node: ast.ImportFrom) -> str:
+    """The absolute module a ``from`` statement names (``from ..x import y`` -> ``pkg.x``)."""
+    if node.level == 0:
+        return node.module or ""
+    package = module.name.split(".") if module.is_package else module.name.split(".")[:-1]
+    if node.level - 1 > len(package):
+        raise AssertionError(f"{module.where}:{node.lineno}: relative import goes above the top package")
+    base = package[: len(package) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _imports(module: Module) -> list[Import]:
+    """Every import statement in ``module``, one ``Import`` per module it loads."""
+    tree = ast.parse(module.path.read_text(encoding="utf-8"), filename=str(module.path))
+    found: list[Import] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                found.append(Import(module, node.lineno, alias.name, f"import {alias.name}"))
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve_base(module, node)
+            dots = "." * node.level
+            for alias in node.names:
+                statement = f"from {dots}{node.module or ''} import {alias.name}"
+                # ``from pkg import submodule`` loads the submodule; ``from pkg import name`` loads pkg.
+                sub = f"{base}.{alias.name}"
+                target = sub if sub in MODULES else base
+                found.append(Import(module, node.lineno, target, statement))
+    return sorted(found, key=lambda i: i.line)
+
+
+IMPORTS = {name: _imports(module) for name, module in MODULES.items()}
+
+
+def _ours(target: str) -> str | None:
+    """The longest module of ours that ``target`` names (``engine.x.Y`` -> ``engine.x``), or None."""
+    parts = target.split(".")
+    while parts:
+        name = ".".join(parts)
+        if name in MODULES:
+            return name
+        parts.pop()
+    return None
+
+
+def test_the_scan_sees_both_packages():
+    assert "engine" in MODULES and "bot" in MODULES
+    assert sum(len(found) for found in IMPORTS.values()) > 100
+
+
+def test_the_bot_imports_only_the_engines_top_level():
+    wrong = [
+        f"{imp.source.name} ({imp.at}): `{imp.statement}` reaches into {imp.target!r}; "
+        "import it as `from engine import X` (export it from engine/__init__.py if it is not yet)"
+        for name, found in IMPORTS.items() if _within(name, "bot")
+        for imp in found if _within(imp.target, "engine") and imp.target != "engine"
+    ]
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_production_code_never_imports_a_test_kit():
+    wrong = [
+        f"{imp.source.name} ({imp.at}): `{imp.statement}` loads the test kit {imp.target!r}; "
+        "production code must not depend on it (move what it needs out of the kit)"
+        for name, found in IMPORTS.items() if MODULES[name].production
+        for imp in found if any(_within(imp.target, kit) for kit in TEST_KITS)
+    ]
+    assert wrong == [], "\n".join(wrong)
+
+
+def _graph() -> dict[str, dict[str, Import]]:
+    """Production module -> the production modules it imports, each with its first import."""
+    graph: dict[str, dict[str, Import]] = {}
+    for name, found in IMPORTS.items():
+        if not MODULES[name].production:
+            continue
+        edges = graph.setdefault(name, {})
+        for imp in found:
+            target = _ours(imp.target)
+            if target and target != name and MODULES[target].production:
+                edges.setdefault(target, imp)
+    return graph
+
+
+def _components(graph: dict[str, dict[str, Import]]) -> list[list[str]]:
+    """Tarjan's strongly connected components with more than one module (a cycle each)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+    counter = 0
+
+    def visit(v: str) -> None:
+        nonlocal counter
+        index[v] = low[v] = counter
+        counter += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, {}):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            members = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                members.append(w)
+                if w == v:
+                    break
+            if len(members) > 1:
+                out.append(sorted(members))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def _shortest_cycle(graph: dict[str, dict[str, Import]], start: str, members: set[str]) -> list[str]:
+    """The shortest path start -> ... -> start inside one component."""
+    previous: dict[str, str] = {}
+    queue = deque([start])
+    while queue:
+        v = queue.popleft()
+        for w in sorted(graph[v]):
+            if w not in members:
+                continue
+            if w == start:
+                path = [v]
+                while path[-1] != start:
+                    path.append(previous[path[-1]])
+                return [*reversed(path), start]
+            if w not in previous:
+                previous[w] = v
+                queue.append(w)
+    raise AssertionError(f"{start} is in a component but on no cycle")  # cannot happen
+
+
+def _cycles() -> list[str]:
+    """Each distinct shortest cycle, as ``a (file:line) -> b (file:line) -> a``."""
+    graph = _graph()
+    chains: dict[frozenset[tuple[str, str]], str] = {}
+    for members in _components(graph):
+        for start in members:
+            cycle = _shortest_cycle(graph, start, set(members))
+            edges = frozenset(zip(cycle, cycle[1:]))
+            if edges in chains:
+                continue
+            steps = [f"{a} ({graph[a][b].at}: `{graph[a][b].statement}`)" for a, b in zip(cycle, cycle[1:])]
+            chains[edges] = " -> ".join([*steps, cycle[-1]])
+    return list(chains.values())
+
+
+def test_the_import_graph_has_no_cycle():
+    cycles = _cycles()
+    assert cycles == [], "import cycles (each import named where it is written):\n" + "\n".join(cycles)
+
+
+def test_the_cycle_finder_reports_a_chain():
+    a, b = MODULES["engine"], MODULES["bot"]
+    imp_ab, imp_ba = Import(a, 1, "bot", "import bot"), Import(b, 2, "engine", "import engine")
+    graph = {"engine": {"bot": imp_ab}, "bot": {"engine": imp_ba}}
+    assert _components(graph) == [["bot", "engine"]]
+    assert _shortest_cycle(graph, "bot", {"bot", "engine"}) == ["bot", "engine", "bot"]
+
+
+def test_no_production_module_is_over_the_size_limit():
+    wrong = []
+    for module in MODULES.values():
+        if not module.production:
+            continue
+        lines = len(module.path.read_text(encoding="utf-8").splitlines())
+        if lines > MAX_LINES:
+            wrong.append(f"{module.name} ({module.where}:{MAX_LINES + 1}): {lines} lines, over the "
+                         f"{MAX_LINES}-line limit from line {MAX_LINES + 1} on; split it by concern")
+    assert wrong == [], "\n".join(wrong)
+
+
+@pytest.mark.timeout(120)
+def test_importing_both_packages_is_silent_with_warnings_as_errors():
+    done = subprocess.run(
+        [sys.executable, "-W", "error", "-c", "import bot, engine"],
+        cwd=ROOT, capture_output=True, text=True, timeout=110,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},  # this checkout's code, not an installed copy
+    )
+    assert (done.returncode, done.stderr) == (0, ""), (
+        f"`python -W error -c 'import bot, engine'` exited {done.returncode}; the traceback names the "
+        f"module and line:\n{done.stderr}"
+    )
