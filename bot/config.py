@@ -18,6 +18,8 @@ from urllib.parse import urlsplit
 
 from dotenv import dotenv_values
 
+from bot.agent_env import AgentEnvError, agent_env, extra_names
+
 
 __all__ = ["AUTO", "Config", "ConfigError", "Mode", "load_config", "mask"]
 
@@ -69,6 +71,7 @@ class Config:
     admins: frozenset[str] = frozenset()
     socket_idle_s: float = 600.0  # no Socket Mode frame for this long: reconnect (0 turns the watchdog off)
     question_wait_s: float = 1800.0  # then the run goes on with the question's default, or is parked
+    agent_env: Mapping[str, str] = field(default_factory=dict)  # what a run's CLI gets (bot.agent_env)
 
     @property
     def mode(self) -> Mode:
@@ -101,6 +104,8 @@ class Config:
                 parts.append(f"{name}={mask(value) if value else repr('')}")
             elif isinstance(value, frozenset):
                 parts.append(f"{name}={sorted(value)!r}")
+            elif name == "agent_env":  # values are secrets (the model's key): names only
+                parts.append(f"{name}=<{', '.join(sorted(value))}>")
             else:
                 parts.append(f"{name}={value!r}")
         return f"Config({', '.join(parts)})"
@@ -148,7 +153,15 @@ def load_config(environ: Mapping[str, str] | None = None, *, dotenv: str | Path 
                                fix="how many seconds of Socket Mode silence force a reconnect (0: never)"),
         question_wait_s=_seconds(env, "FLOWER_QUESTION_WAIT_S", 1800.0,
                                  fix="how many seconds a question waits for an answer (0: runs never wait)"),
+        agent_env=_agent_env(env),
     )
+
+
+def _agent_env(env: dict[str, str]) -> dict[str, str]:
+    try:
+        return agent_env(env, extra_names(env.get("FLOWER_AGENT_ENV", "")))
+    except AgentEnvError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 _BOT_TOKEN_FIX = "Copy the Bot User OAuth Token (OAuth & Permissions → Install to Workspace)."

@@ -99,7 +99,8 @@ class Runner:
                                    # a stopped or parked run leaves its question open for the next run
                                    stopping=lambda: run.stopping or run.parked is not None or self.closing(),
                                    replay_before=self.started_at if run.resumed else None)
-        starter = thread_run(ws, transport=transport, park=run.park, runtime=self.options.runtime,
+        starter = thread_run(ws, env=self.config.agent_env, transport=transport, park=run.park,
+                             runtime=self.options.runtime,
                              flow={"timeout_s": self.config.question_wait_s, **self.options.flow})
         await self._wake_banner(key, ws, starter, ask, new, banner_key)
         for item in await self.store.drain_inbox(key):  # said while queued, maybe before a restart
