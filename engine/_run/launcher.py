@@ -5,7 +5,10 @@ that hands the CLI an environment of its own (``Runtime(env=...)``: a bot whose 
 tokens the agent must never see) gets the CLI through a tiny launcher instead: it keeps only the
 variables named in ``FLOWER_CLI_ENV`` (plus the few the SDK sets for the CLI itself) and execs the
 real CLI. The same launcher puts the CLI in a process group of its own for a terminal front end
-(a Ctrl-C then reaches ``flower``, which interrupts at a message boundary, not the CLI).
+(a Ctrl-C then reaches ``flower``, which interrupts at a message boundary, not the CLI), and on
+Linux asks the kernel to kill the CLI when the process that started it dies (``PR_SET_PDEATHSIG``;
+the SDK sets nothing, and an orphaned CLI keeps its turn going and calling the model, beside the
+run a restarted host resumes in the same workspace).
 
 The launcher file is written once per process into a private (0700) temporary folder, never
 into a workspace: anything an agent can write must not become code the host runs.
@@ -14,6 +17,7 @@ into a workspace: anything an agent can write must not become code the host runs
 from __future__ import annotations
 
 import atexit
+import os
 import shutil
 import stat
 import sys
@@ -28,6 +32,7 @@ from engine._errors import FlowerError
 
 KEEP_VARIABLE = "FLOWER_CLI_ENV"  # comma-separated names the CLI may see
 GROUP_VARIABLE = "FLOWER_CLI_OWN_GROUP"  # "1": the CLI gets a process group of its own
+PARENT_VARIABLE = "FLOWER_CLI_PARENT"  # the host's pid: a CLI whose host is already gone never starts
 
 # What the SDK itself sets for the CLI (entry point, version, app label, session-state frames,
 # trace context, cwd): always kept, or the SDK's own protocol with the CLI breaks.
@@ -45,7 +50,13 @@ SDK_VARIABLES = (
 
 _BODY = """#!{python} -I
 import os, sys
+if sys.platform.startswith("linux"):
+    import ctypes, signal
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: kept across exec
+    if str(os.getppid()) != os.environ.get({parent!r}):
+        sys.exit("flower: the process that started this CLI is gone")  # it died before the prctl
 env = dict(os.environ)
+env.pop({parent!r}, None)
 if env.pop({group!r}, "") == "1":
     os.setpgrp()
 keep = env.pop({keep!r}, None)
@@ -79,7 +90,7 @@ def launcher_path() -> Path:
         atexit.register(shutil.rmtree, folder, True)
         path = folder / "claude"
         path.write_text(_BODY.format(python=sys.executable, group=GROUP_VARIABLE, keep=KEEP_VARIABLE,
-                                     sdk=SDK_VARIABLES, cli=cli), encoding="utf-8")
+                                     sdk=SDK_VARIABLES, cli=cli, parent=PARENT_VARIABLE), encoding="utf-8")
         path.chmod(stat.S_IRWXU)
         _written[cli] = path
     return _written[cli]
@@ -96,4 +107,5 @@ def launch(opts: ClaudeAgentOptions, env: Mapping[str, str] | None, *, own_group
         opts.env[KEEP_VARIABLE] = ",".join(sorted(opts.env))
     if own_group:
         opts.env[GROUP_VARIABLE] = "1"
+    opts.env[PARENT_VARIABLE] = str(os.getpid())
     opts.cli_path = str(launcher_path())

@@ -317,3 +317,55 @@ async def test_words_said_while_a_run_ends_start_the_next_run(slack_env, fake_mo
         assert woke and "顺便加一个 bye.txt" in woke[0].prompt
     finally:
         await bot.close()
+
+
+def _clis_of(config_dir: str) -> list[int]:
+    """Live Claude Code processes started for this test (their environment names its config dir)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmd = (proc / "cmdline").read_bytes()
+            env = (proc / "environ").read_bytes()
+            state = (proc / "stat").read_text().split(") ", 1)[1][0]
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+        if b"claude" in cmd.split(b"\0")[0] and f"CLAUDE_CONFIG_DIR={config_dir}".encode() in env and state != "Z":
+            found.append(int(proc.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc (Linux)")
+async def test_a_cli_dies_with_the_bot_that_started_it(bot_process, slack_env, fake_model):
+    """``kill -9`` of the bot's pid alone (the OOM killer): its CLI goes too, and the restart resumes once."""
+    slack = slack_env
+    held = hold()
+    fake_model.rule(text("working", fault=held), when=COORDINATOR)  # first: it wins over the script's
+    script(fake_model, verdicts=(ACHIEVED,))
+    bot_process.start()
+    await slack.wait_connected(1)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    thread = event["ts"]
+    await slack.send_event(event)
+    q_ts, q_call = await question(slack, thread)
+    button = [e for b in q_call.arg("blocks") for e in b.get("elements", []) if e.get("type") == "button"][0]
+    await slack.click(CHANNEL, q_ts, button["action_id"], user="U0BOB")
+    await held.arrived()
+    config_dir = fake_model.env["CLAUDE_CONFIG_DIR"]
+    assert _clis_of(config_dir), "no CLI found while the coordinator's request is held"
+
+    os.kill(bot_process.proc.pid, signal.SIGKILL)  # the bot alone, not its process group
+    bot_process.proc.wait()
+    for _ in range(300):  # the kernel kills them at once; the cap is for a loaded machine
+        if not _clis_of(config_dir):
+            break
+        await asyncio.sleep(0.1)
+    assert _clis_of(config_dir) == []
+    held.release()
+
+    mark = slack.mark()
+    bot_process.start()
+    await slack.wait_connected(2)
+    await posted(slack, thread, "Done: the goal is achieved", after=mark)
+    assert len(posts(slack, thread, WOKE)) == 1  # resumed once
