@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from engine._agents.spec import AgentSpec
-from engine._events import Event, OnEvent, emit
+from engine._events import HandoffEvent, OnEvent, emit
 from engine._run.manifest import StepResult
 from engine._docs.handoff import HANDOFF_PROMPT, Handoff, degraded
 
@@ -51,8 +51,7 @@ async def write_handoff(
     result: StepResult,
 ) -> Handoff:
     """Have ``session`` write its handoff (unless ``degrade_why``), store it, and return it."""
-    emit(on_event, Event("handoff", step, {
-        "phase": "writing", "used": rt._ctx, "window": rt.handoff.window}))
+    emit(on_event, HandoffEvent(step, phase="writing", used=rt._ctx, window=rt.handoff.window))
     handoff: Handoff | None = None
     why = degrade_why
     if not why and session:
@@ -73,10 +72,9 @@ async def write_handoff(
         handoff = degraded(step, task, why=why or "no session to write it")
     handoff.step = step
     path = _store(rt, handoff, step)
-    emit(on_event, Event("handoff", step, {
-        "phase": "done", "degraded": bool(getattr(handoff, "degraded", False)), "path": path,
-        "sections": [name for name in ("doing", "decided", "deadends", "next", "scene")
-                     if getattr(handoff, name, "")],
-        "retired": session,
-    }))
+    emit(on_event, HandoffEvent(
+        step, phase="done", degraded=bool(getattr(handoff, "degraded", False)), path=path,
+        sections=tuple(name for name in ("doing", "decided", "deadends", "next", "scene")
+                       if getattr(handoff, name, "")),
+        retired=session))
     return handoff
