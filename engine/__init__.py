@@ -7,7 +7,24 @@ importable as ``from engine import X``; the error tree is drawn in ``engine._err
 from engine._agents.spec import AgentSpec, CompactPolicy, HandoffPolicy, build_options, default_window
 from engine._human.channel import Answer, HumanChannel, Question
 from engine._human.transports import ScriptedTransport, TerminalTransport, Transport
-from engine._events import Event
+# Progress events
+from engine._events import (
+    AskEvent,
+    AskPhase,
+    Event,
+    HandoffEvent,
+    HandoffPhase,
+    Interrupted,
+    ResultReported,
+    RetryScheduled,
+    SessionStarted,
+    StepStarted,
+    TaskWarning,
+    TurnEnded,
+    VerdictGiven,
+    WaitingOnline,
+    WorkflowDone,
+)
 from engine._agents.guard import (
     delegate_guard,
     index_guard,
@@ -81,8 +98,23 @@ __all__ = [
     "Runtime",
     "StepResult",
     "Resilience",
-    "Event",
     "Lineage",
+    # Progress events: what a front end is told, one class per kind (``Event.kind``)
+    "Event",
+    "StepStarted",
+    "SessionStarted",
+    "TurnEnded",
+    "ResultReported",
+    "RetryScheduled",
+    "WaitingOnline",
+    "HandoffEvent",
+    "Interrupted",
+    "TaskWarning",
+    "VerdictGiven",
+    "AskEvent",
+    "WorkflowDone",
+    "HandoffPhase",
+    "AskPhase",
     # Workflow: steps in order, state in ctx, continuity across processes
     "Workflow",
     "Step",

@@ -10,7 +10,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, TextIO
 
-from engine._events import Event
+from engine._events import (
+    Event,
+    HandoffEvent,
+    Interrupted,
+    RetryScheduled,
+    StepStarted,
+    TaskWarning,
+    VerdictGiven,
+    WaitingOnline,
+)
 from engine._flow.starter import WORK_STEP
 from engine._tokens import human_tokens
 
@@ -40,42 +49,45 @@ def wake_banner(workspace: Path, state: dict[str, Any]) -> str:
     return f"<- 在 {_home_relative(workspace)} 接上上次  " + " · ".join(parts)
 
 
-def step_banner(event: Event) -> str:
+def step_banner(event: StepStarted) -> str:
     """``== 干活 ======  3/3  <- 接上次 · 第 3 次唤醒``."""
-    p = event.payload
     head = f"== {event.step} ".ljust(BANNER_WIDTH, "=")
-    line = f"{head}  {p.get('index', 0) + 1}/{p.get('total', 1)}"
-    if p.get("resumed"):
-        line += f"  <- 接上次 · 第 {p.get('woke', 1)} 次唤醒"
+    line = f"{head}  {event.index + 1}/{event.total}"
+    if event.resumed:
+        line += f"  <- 接上次 · 第 {event.woke} 次唤醒"
     return line
+
+
+def _handoff_line(e: HandoffEvent) -> str:
+    if e.phase == "near":
+        due = f",接近交接线 {human_tokens(e.due_at)}" if e.due_at else ""
+        return f"  ~ 上下文 {human_tokens(e.used or 0)}{due}"
+    if e.phase == "writing":
+        return f"  ~ 上下文满了({human_tokens(e.used or 0)}),正在写交接文档"
+    tag = "(降级)" if e.degraded else ""
+    return f"  ~ 交接完成{tag},新会话接手" + (f":{e.path}" if e.path else "")
 
 
 def event_line(event: Event) -> str | None:
     """One line for a progress event, or None for events not worth a line in a terminal."""
-    p = event.payload
-    if event.kind == "step":
-        return step_banner(event)
-    if event.kind == "retry":
-        return (f"  ! 模型暂时不可用,第 {p['attempt']}/{p['max_attempts']} 次失败,"
-                f"{p['delay_s']:.0f}s 后接着同一会话重试")
-    if event.kind == "offline":
-        return f"  ! 连不上 {p['host']}:{p['port']},已等 {p['waited_s']:.0f}s,继续等"
-    if event.kind == "handoff":
-        phase = p.get("phase")
-        if phase == "near":
-            return f"  ~ 上下文 {human_tokens(p['used'])},接近交接线 {human_tokens(p['at'])}"
-        if phase == "writing":
-            return f"  ~ 上下文满了({human_tokens(p['used'])}),正在写交接文档"
-        tag = "(降级)" if p.get("degraded") else ""
-        return f"  ~ 交接完成{tag},新会话接手" + (f":{p['path']}" if p.get("path") else "")
-    if event.kind == "verdict":
-        failed = "".join(f"\n    - {f}" for f in p.get("failed", []))
-        return f"  判定 #{p['round']}: {p['state']}  {p.get('reason', '')}".rstrip() + failed
-    if event.kind == "task" and p.get("unverifiable"):
-        return (f"  ! 目标里有 {len(p['unverifiable'])}/{p['total']} 条在这个环境无法验证,"
-                f"见 {p['path']}")
-    if event.kind == "interrupt":
-        return f"  <- 收到:{p['said']}"
+    match event:
+        case StepStarted():
+            return step_banner(event)
+        case RetryScheduled():
+            return (f"  ! 模型暂时不可用,第 {event.attempt}/{event.max_attempts} 次失败,"
+                    f"{event.delay_s:.0f}s 后接着同一会话重试")
+        case WaitingOnline():
+            return f"  ! 连不上 {event.host}:{event.port},已等 {event.waited_s:.0f}s,继续等"
+        case HandoffEvent():
+            return _handoff_line(event)
+        case VerdictGiven():
+            failed = "".join(f"\n    - {f}" for f in event.failed)
+            return f"  判定 #{event.round}: {event.state}  {event.reason}".rstrip() + failed
+        case TaskWarning() if event.unverifiable:
+            return (f"  ! 目标里有 {len(event.unverifiable)}/{event.total} 条在这个环境无法验证,"
+                    f"见 {event.path}")
+        case Interrupted():
+            return f"  <- 收到:{event.said}"
     return None
 
 

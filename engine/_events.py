@@ -1,40 +1,207 @@
-"""Progress events: how the engine tells a front end (terminal, Slack) what is happening."""
+"""Progress events: how the engine tells a front end (terminal, Slack) what is happening.
+
+One frozen dataclass per kind; the fields of each class are everything that kind carries.
+``Event.kind`` names the kind ("step", "session", ...) for code that switches on it, and
+``Event.payload`` gives the kind's own fields as a dict (for a log line or a JSON dump; a front
+end reads the attributes). Every event has ``step`` (whose event it is: a step's name, a
+manifest label such as ``干活#round2`` or ``干活·判定#1``, the workflow's name for
+``WorkflowDone``, the asker for ``AskEvent``) and ``at`` (when, ``time.time()``).
+"""
 
 from __future__ import annotations
 
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Literal
+
+from engine._human.transports import AnswerState
+from engine._run.resilience import FailureKind
 
 log = logging.getLogger(__name__)
 
 EventKind = Literal[
-    "step",  # a workflow step starts: index, total, resumed, woke
-    "session",  # the CLI of a step's attempt is up and named its session: session_id
-    "turn",  # the main thread finished an assistant message: context (tokens)
-    "result",  # the CLI reported a result: cost_usd (cumulative for the step), num_turns
-    "retry",  # a retryable failure: attempt, max_attempts, delay_s, kind, error
-    "offline",  # waiting for the model endpoint to come back: host, port, waited_s
-    "handoff",  # context full: phase near / writing / done (+ used, window, degraded, path)
-    "interrupt",  # a person's words interrupted the running step: said
-    "task",  # a warning about the task itself, e.g. unverifiable checks in the goal
-    "verdict",  # the judge's verdict for a round: state, reason, failed, round
-    "wake",  # a workflow continues an earlier run: woke, steps, said
-    "ask",  # a question to a person: question, options; then the answer
-    "done",  # the workflow ended: ok, reason
+    "step",  # StepStarted
+    "session",  # SessionStarted
+    "turn",  # TurnEnded
+    "result",  # ResultReported
+    "retry",  # RetryScheduled
+    "offline",  # WaitingOnline
+    "handoff",  # HandoffEvent (phase near / writing / done)
+    "interrupt",  # Interrupted
+    "task",  # TaskWarning
+    "verdict",  # VerdictGiven
+    "ask",  # AskEvent (phase asked / answered / cancelled)
+    "done",  # WorkflowDone
 ]
+HandoffPhase = Literal["near", "writing", "done"]
+AskPhase = Literal["asked", "answered", "cancelled"]
+VerdictEventState = Literal["achieved", "not_yet", "unreachable", "unclear"]
+
+_COMMON = ("step", "at")
 
 
 @dataclass(frozen=True)
 class Event:
-    """One progress event; ``payload`` keys depend on ``kind`` (see ``EventKind``)."""
+    """One progress event; a subclass per kind (``kind`` says which) carries the kind's fields."""
 
-    kind: EventKind
-    step: str = ""
-    payload: dict[str, Any] = field(default_factory=dict)
-    at: float = field(default_factory=time.time)
+    kind: ClassVar[EventKind]
+    step: str
+    at: float = field(default_factory=time.time, kw_only=True)
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        if "kind" not in cls.__dict__:
+            raise TypeError(f"{cls.__name__} must set kind")
+
+    def __post_init__(self) -> None:
+        if type(self) is Event:
+            raise TypeError("Event is the base class; build one of its kinds (StepStarted, ...)")
+
+    @property
+    def payload(self) -> dict[str, Any]:
+        """This kind's own fields (all but ``step`` and ``at``) as a dict; read-only."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _COMMON}
+
+
+@dataclass(frozen=True)
+class StepStarted(Event):
+    """A workflow step starts (``index`` 0-based of ``total``); ``resumed`` when it continues a
+    session, ``woke`` which wake of the run directory this is (1 on the first run)."""
+
+    kind: ClassVar[EventKind] = "step"
+    index: int
+    total: int
+    resumed: bool = False
+    woke: int = 1
+
+
+@dataclass(frozen=True)
+class SessionStarted(Event):
+    """The CLI of a step's attempt is up and named its session."""
+
+    kind: ClassVar[EventKind] = "session"
+    session_id: str
+
+
+@dataclass(frozen=True)
+class TurnEnded(Event):
+    """The main thread finished an assistant message; ``context`` is the context size in tokens."""
+
+    kind: ClassVar[EventKind] = "turn"
+    context: int
+
+
+@dataclass(frozen=True)
+class ResultReported(Event):
+    """The CLI reported a result; ``cost_usd`` is cumulative for the step (label)."""
+
+    kind: ClassVar[EventKind] = "result"
+    cost_usd: float
+    num_turns: int = 0
+
+
+@dataclass(frozen=True)
+class RetryScheduled(Event):
+    """Attempt ``attempt`` of ``max_attempts`` failed retryably; the next one in ``delay_s``.
+    ``failure`` is how the error was classified, ``error`` its text (clipped)."""
+
+    kind: ClassVar[EventKind] = "retry"
+    attempt: int
+    max_attempts: int
+    delay_s: float
+    failure: FailureKind = "unknown"
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class WaitingOnline(Event):
+    """Waiting for the model endpoint ``host:port`` to come back, ``waited_s`` so far."""
+
+    kind: ClassVar[EventKind] = "offline"
+    host: str
+    port: int
+    waited_s: float
+
+
+@dataclass(frozen=True)
+class HandoffEvent(Event):
+    """The context window fills up: ``near`` (``used`` of ``window``, the handoff comes at
+    ``due_at`` tokens), ``writing`` the handoff (``used``, ``window``), ``done`` (``degraded``
+    when written from disk, not by the session; ``path`` of the document or None; ``sections``
+    it filled; ``retired`` the session it replaces)."""
+
+    kind: ClassVar[EventKind] = "handoff"
+    phase: HandoffPhase
+    used: int | None = None
+    window: int | None = None
+    due_at: int | None = None
+    degraded: bool = False
+    path: str | None = None
+    sections: tuple[str, ...] = ()
+    retired: str | None = None
+
+
+@dataclass(frozen=True)
+class Interrupted(Event):
+    """A person's words interrupted the running step; it goes on with ``said``."""
+
+    kind: ClassVar[EventKind] = "interrupt"
+    said: str
+
+
+@dataclass(frozen=True)
+class TaskWarning(Event):
+    """A warning about the task itself: ``unverifiable`` checks of the goal's ``total``
+    (listed in ``path``) cannot be verified in this environment."""
+
+    kind: ClassVar[EventKind] = "task"
+    unverifiable: tuple[str, ...] = ()
+    total: int = 0
+    path: str = ""
+
+
+@dataclass(frozen=True)
+class VerdictGiven(Event):
+    """The judge's verdict for ``round`` (1-based): ``state`` with its ``reason`` and the
+    ``failed`` checks; ``unclear`` when no verdict could be read (``error`` says why, if the
+    judge's run failed)."""
+
+    kind: ClassVar[EventKind] = "verdict"
+    round: int
+    state: VerdictEventState
+    reason: str = ""
+    failed: tuple[str, ...] = ()
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class AskEvent(Event):
+    """A question to a person: ``asked``, then ``answered`` (or ``cancelled`` when the wait was
+    cancelled). ``n`` is the question's number in the log, ``key`` its ``question_key``; ``state``,
+    ``answer`` and ``by`` are empty until answered."""
+
+    kind: ClassVar[EventKind] = "ask"
+    phase: AskPhase
+    question: str
+    options: tuple[str, ...] = ()
+    state: AnswerState | Literal[""] = ""
+    answer: str = ""
+    by: str = ""
+    key: str = ""
+    n: int = 0
+
+
+@dataclass(frozen=True)
+class WorkflowDone(Event):
+    """The workflow ended (``step`` is its name): ``ok``; else the step that ``failed`` and, when a
+    gate stopped it, why it was ``aborted``."""
+
+    kind: ClassVar[EventKind] = "done"
+    ok: bool
+    failed: str | None = None
+    aborted: str | None = None
 
 
 OnEvent = Callable[[Event], None]

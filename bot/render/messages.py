@@ -25,7 +25,7 @@ from bot.render.block_kit import (
 from bot.render.notices import (
     cost,
     duration,
-    event_payload,
+    event_notice,
     handoff_notice,
     offline_notice,
     retry_notice,
@@ -44,7 +44,7 @@ __all__ = [
     "StatusState",
     "answered_message",
     "closed_question_message",
-    "event_payload",
+    "event_notice",
     "handoff_notice",
     "mention",
     "offline_notice",

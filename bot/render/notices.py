@@ -1,22 +1,30 @@
 """Progress notices posted in a run's thread: the wake banner, verdicts, handoffs, retries, offline.
 
-Pure functions from the engine's event payloads to message payloads; the engine's texts (reasons,
+Pure functions from the engine's events to message payloads; the engine's texts (reasons,
 failed checks, step names) are escaped and shown as they are.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
 
 from bot.render.block_kit import MAX_BLOCKS, Payload, blocks_for, context, fallback, section
 from bot.render.split import clip, escape
-from engine import human_tokens
+from engine import (
+    Event,
+    HandoffEvent,
+    HandoffPhase,
+    RetryScheduled,
+    TaskWarning,
+    VerdictGiven,
+    WaitingOnline,
+    human_tokens,
+)
 
 __all__ = [
     "cost",
     "duration",
-    "event_payload",
+    "event_notice",
     "handoff_notice",
     "offline_notice",
     "retry_notice",
@@ -98,9 +106,6 @@ def verdict_message(state: str, reason: str = "", failed: Sequence[str] = (), ro
     return _notice(head, body, note=note)
 
 
-HandoffPhase = Literal["near", "writing", "done"]
-
-
 def handoff_notice(
     phase: HandoffPhase, used: int | None = None, window: int | None = None, degraded: bool = False,
     path: str | None = None, *, at: int | None = None,
@@ -145,20 +150,21 @@ def unverifiable_notice(count: int, total: int | str, path: str) -> Payload:
                    note=f"See `{escape(clip(path, 500))}`" if path else "")
 
 
-def event_payload(kind: str, payload: dict[str, Any]) -> Payload | None:
-    """The notice for an engine event (``Event.kind`` and ``Event.payload``), or None for events
-    that only update the status line (step, turn, result, ask, interrupt, done)."""
-    p = payload
-    if kind == "verdict":
-        return verdict_message(p.get("state", ""), p.get("reason", ""), p.get("failed", ()), p.get("round"))
-    if kind == "handoff":
-        return handoff_notice(p.get("phase", "done"), p.get("used"), p.get("window"), bool(p.get("degraded")),
-                              p.get("path"), at=p.get("at"))
-    if kind == "retry":
-        return retry_notice(p.get("attempt", 0), p.get("max_attempts", 0), p.get("delay_s", 0),
-                            kind=p.get("kind"), error=p.get("error"))
-    if kind == "offline":
-        return offline_notice(p.get("host", "?"), p.get("port", "?"), p.get("waited_s", 0))
-    if kind == "task" and p.get("unverifiable"):
-        return unverifiable_notice(len(p["unverifiable"]), p.get("total", "?"), str(p.get("path", "")))
+def event_notice(event: Event) -> Payload | None:
+    """The notice for an engine event, or None for events that only update the status line
+    (step, session, turn, result, ask, interrupt, done) and for a task warning with nothing
+    unverifiable."""
+    match event:
+        case VerdictGiven():
+            return verdict_message(event.state, event.reason, event.failed, event.round)
+        case HandoffEvent():
+            return handoff_notice(event.phase, event.used, event.window, event.degraded, event.path,
+                                  at=event.due_at)
+        case RetryScheduled():
+            return retry_notice(event.attempt, event.max_attempts, event.delay_s,
+                                kind=event.failure, error=event.error)
+        case WaitingOnline():
+            return offline_notice(event.host, event.port, event.waited_s)
+        case TaskWarning() if event.unverifiable:
+            return unverifiable_notice(len(event.unverifiable), event.total, event.path)
     return None

@@ -6,14 +6,11 @@ None); ``RunStatus.payload`` is the status message. Texts and blocks come from `
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 
-from bot.render.messages import Payload, StatusState, event_payload, status_message
-from engine import Event
-
-_ROUND = re.compile(r"#round(\d+)")
+from bot.render.messages import Payload, StatusState, event_notice, status_message
+from engine import Event, ResultReported, StepStarted, TurnEnded, VerdictGiven
 
 
 @dataclass
@@ -29,26 +26,28 @@ class RunStatus:
     _step_cost: dict[str, float] = field(default_factory=dict)
 
     def apply(self, event: Event) -> Payload | None:
-        """Fold ``event`` in; return a notice to post in the thread, or None."""
-        p = event.payload
-        if event.kind == "step":
-            m = _ROUND.search(event.step)
-            if m:
-                self.round = int(m.group(1))
-            elif event.step.split("#")[0] != self.step.split("#")[0]:
-                self.round = 1  # a new step; the same step again keeps the round a verdict set
-            self.step = event.step
-            return None
-        if event.kind == "turn":
-            self.context = int(p.get("context") or self.context)
-            return None
-        if event.kind == "result":
-            self._step_cost[event.step] = float(p.get("cost_usd") or 0.0)  # cumulative per step
-            self.cost = sum(self._step_cost.values())
-            return None
-        if event.kind == "verdict" and p.get("state") == "not_yet":
-            self.round = int(p.get("round") or self.round) + 1
-        return event_payload(event.kind, p)
+        """Fold ``event`` in; return a notice to post in the thread, or None.
+
+        The round comes from the verdicts: "not yet" (or unclear, counted as not yet) in round N
+        means round N + 1 is under way. A new step starts at round 1; the same step again keeps
+        the round.
+        """
+        match event:
+            case StepStarted():
+                if event.step != self.step:
+                    self.round = 1
+                self.step = event.step
+                return None
+            case TurnEnded():
+                self.context = event.context or self.context
+                return None
+            case ResultReported():
+                self._step_cost[event.step] = event.cost_usd  # cumulative per step
+                self.cost = sum(self._step_cost.values())
+                return None
+            case VerdictGiven():
+                self.round = event.round + 1 if event.state in ("not_yet", "unclear") else event.round
+        return event_notice(event)
 
     def payload(self, thread: str, now: float | None = None) -> Payload:
         """The status message; ``thread`` is the value its Stop / Start over buttons carry."""

@@ -17,7 +17,7 @@ from bot.runs.events_view import RunStatus
 from bot.slack.outbox import Outbox, edit
 from bot.store.bot_store import BotStore, ThreadKey
 from bot.runs.threads import folder_name
-from engine import Event
+from engine import AskEvent, Event
 
 
 class StatusFeed:
@@ -67,9 +67,8 @@ class StatusFeed:
                     n += 1
                     await self.outbox.send(self.key, event.kind, f"{event.kind}:{self._tag}:{n}",
                                            note["text"], note["blocks"])
-                if event.kind == "ask":
-                    asked = event.payload.get("phase") == "asked"
-                    await self.store.set_state(self.key, "waiting" if asked else "running")
+                if isinstance(event, AskEvent):
+                    await self.store.set_state(self.key, "waiting" if event.phase == "asked" else "running")
             now = time.monotonic()
             if dirty and self.ts and now - last_edit >= self.every_s:
                 shown = self._shown()

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from engine._agents.spec import AgentSpec
 from engine._errors import FlowerError
-from engine._events import Event, OnEvent, emit
+from engine._events import OnEvent, StepStarted, WorkflowDone, emit
 from engine._run.lineage import LINEAGE_FILE, Lineage
 from engine._run.manifest import StepResult
 
@@ -144,8 +144,8 @@ class Workflow:
             break
         if ctx.get("_failed") is None and any(not r.ok for r in ctx["_results"].values()):
             ctx["_ok"] = False
-        emit(on_event, Event("done", self.name, {"ok": ctx["_ok"], "failed": ctx.get("_failed"),
-                                                 "aborted": ctx.get("_aborted")}))
+        emit(on_event, WorkflowDone(self.name, ok=ctx["_ok"], failed=ctx.get("_failed"),
+                                    aborted=ctx.get("_aborted")))
         return ctx
 
     async def _run_step(self, step, index, ctx, runtime, lineage, on_event):
@@ -159,9 +159,8 @@ class Workflow:
             resume, fork = woken, False
             if step.resume_prompt is not None:
                 prompt = _text(step.resume_prompt, ctx)
-        emit(on_event, Event("step", step.name, {
-            "index": index, "total": len(self.steps), "resumed": resume is not None,
-            "woke": ctx["_woke"]}))
+        emit(on_event, StepStarted(step.name, index=index, total=len(self.steps),
+                                   resumed=resume is not None, woke=ctx["_woke"]))
         prompt_cur, resume_cur, fork_cur = prompt, resume, fork
         passed, result = False, StepResult(step=step.name)
         ctx.pop("_aborted", None)

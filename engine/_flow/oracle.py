@@ -20,7 +20,7 @@ ORACLE_PROMPT = "## 最近的事件\n{events}\n\n## 问题\n{question}"
 
 
 def _event_line(e: Event) -> str:
-    detail = ", ".join(f"{k}={v}" for k, v in e.payload.items() if v not in (None, "", [], {}))
+    detail = ", ".join(f"{k}={v}" for k, v in e.payload.items() if v not in (None, "", (), [], {}))
     return f"- [{e.kind}] {e.step}: {detail}"[:500]
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from engine._agents.spec import AgentSpec
-from engine._events import Event, emit
+from engine._events import TaskWarning, VerdictGiven, emit
 from engine._run.manifest import StepResult
 from engine._agents.roles import clarify, judge
 from engine._docs.brief import Brief
@@ -145,9 +145,9 @@ def goal_step(
         goal.write(goal_path)
         inject(ctx, goal)
         if goal.unverifiable():
-            emit(ctx.get("_on_event"), Event("task", name, {
-                "unverifiable": goal.unverifiable(), "total": len(goal.checks),
-                "path": str(goal_path)}))
+            emit(ctx.get("_on_event"), TaskWarning(
+                name, unverifiable=tuple(goal.unverifiable()), total=len(goal.checks),
+                path=str(goal_path)))
         return True
 
     return Step(name, spec, prompt, retries=retries, gate=gate, on_fail=on_fail, when=when,
@@ -191,10 +191,9 @@ def with_goal(
             step_name=f"{label}#{ctx[ROUND_KEY]}", on_event=on_event)
         verdict = Verdict.parse(judged.text if judged.ok else "")
         ctx[VERDICT_KEY] = verdict
-        emit(on_event, Event("verdict", step.name, {
-            "round": ctx[ROUND_KEY], "state": verdict.state or "unclear",
-            "reason": verdict.reason, "failed": list(verdict.failed),
-            "error": judged.error}))
+        emit(on_event, VerdictGiven(
+            step.name, round=ctx[ROUND_KEY], state=verdict.state or "unclear",
+            reason=verdict.reason, failed=tuple(verdict.failed), error=judged.error))
         if verdict.achieved:
             return True
         if not verdict.unreachable:

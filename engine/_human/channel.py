@@ -33,7 +33,7 @@ from engine._human.texts import (  # noqa: F401  (re-exported: tests and front e
     ASK_SCHEMA,
     span,
 )
-from engine._events import Event, OnEvent, emit
+from engine._events import AskEvent, AskPhase, OnEvent, emit
 from engine._human.qa_log import answer_entry, parked_entry, question_entry
 from engine._human.transports import Answer, AnswerState, Question, Transport, question_key
 from engine._errors import FlowerError
@@ -122,8 +122,8 @@ class HumanChannel:
         ``timeout_s`` None uses the channel's. On timeout the answer is ``timeout`` with
         ``default`` as its text (empty without one). A failing transport is logged and counts as
         ``nobody``. Past ``max_asks``: ``nobody`` with the reason as text, nothing asked.
-        Events: ``Event("ask", step=asked_by)`` with payload ``phase`` "asked", then "answered"
-        (or "cancelled" when the wait is cancelled), ``question``, ``options``, ``state``,
+        Events: ``AskEvent`` (step ``asked_by``) with ``phase`` "asked", then "answered" (or
+        "cancelled" when the wait is cancelled), ``question``, ``options``, ``state``,
         ``answer``, ``by``, ``key`` and ``n`` (the question's number in the log).
         A blank ``text`` raises ``ChannelError`` (the ask tool reports it to the model).
         """
@@ -180,18 +180,11 @@ class HumanChannel:
                 pending.cancel()
                 await asyncio.gather(pending, return_exceptions=True)
 
-    def _emit(self, n: int, q: Question, a: Answer | None, phase: str) -> None:
-        payload: dict[str, Any] = {
-            "phase": phase,
-            "question": q.text,
-            "options": list(q.options),
-            "state": a.state if a else "",
-            "answer": a.text if a else "",
-            "by": a.by if a else "",
-            "key": q.key,
-            "n": n,
-        }
-        emit(self.on_event, Event("ask", step=q.asked_by, payload=payload))
+    def _emit(self, n: int, q: Question, a: Answer | None, phase: AskPhase) -> None:
+        emit(self.on_event, AskEvent(
+            q.asked_by, phase=phase, question=q.text, options=tuple(q.options),
+            state=a.state if a else "", answer=a.text if a else "", by=a.by if a else "",
+            key=q.key, n=n))
 
     # -- the Q&A log ----------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 
 from engine._agents.workbench import Workbench
 from engine._docs.handoff import HANDOFF_PROMPT, Handoff, degraded
-from engine._events import Event, OnEvent, emit
+from engine._events import HandoffEvent, OnEvent, emit
 
 # One more turn of the retiring session with this prompt; returns (error or None, answer text).
 HandoffTurn = Callable[[str], Awaitable[tuple[str | None, str]]]
@@ -51,7 +51,7 @@ async def write_handoff(
 ) -> Handoff:
     """Have ``session`` write its handoff through ``turn`` (unless ``degrade_why``), store it in
     ``workbench``'s notes, and return it; ``used`` / ``window`` are the context's tokens."""
-    emit(on_event, Event("handoff", step, {"phase": "writing", "used": used, "window": window}))
+    emit(on_event, HandoffEvent(step, phase="writing", used=used, window=window))
     handoff: Handoff | None = None
     why = degrade_why
     if not why and session:
@@ -68,10 +68,9 @@ async def write_handoff(
         handoff = degraded(step, task, why=why or "no session to write it")
     handoff.step = step
     path = _store(workbench, handoff, step)
-    emit(on_event, Event("handoff", step, {
-        "phase": "done", "degraded": bool(getattr(handoff, "degraded", False)), "path": path,
-        "sections": [name for name in ("doing", "decided", "deadends", "next", "scene")
-                     if getattr(handoff, name, "")],
-        "retired": session,
-    }))
+    emit(on_event, HandoffEvent(
+        step, phase="done", degraded=bool(getattr(handoff, "degraded", False)), path=path,
+        sections=tuple(name for name in ("doing", "decided", "deadends", "next", "scene")
+                       if getattr(handoff, name, "")),
+        retired=session))
     return handoff

@@ -15,7 +15,17 @@ from pathlib import Path
 from engine._agents.spec import AgentSpec, HandoffPolicy
 from engine._agents.workbench import Workbench
 from engine._docs.handoff import is_overflow
-from engine._events import Event, OnEvent, emit
+from engine._events import (
+    HandoffEvent,
+    Interrupted,
+    OnEvent,
+    ResultReported,
+    RetryScheduled,
+    SessionStarted,
+    TurnEnded,
+    WaitingOnline,
+    emit,
+)
 from engine._run import signals
 from engine._run.attempt import AttemptHooks, AttemptOutcome, run_attempt
 from engine._run.credentials import check_credentials
@@ -187,7 +197,7 @@ class Runtime:
                         break
                     said = "\n".join(self._said) or "(继续)"
                     self._said.clear()
-                    emit(on_event, Event("interrupt", name, {"said": said}))
+                    emit(on_event, Interrupted(name, said=said))
                     prompt_cur, attempt = said + self.INTERRUPT_NOTE, attempt - 1
                     continue
                 if out.error == self.HANDOFF_DUE or (
@@ -234,13 +244,12 @@ class Runtime:
     async def _back_off(self, name: str, attempt: int, error: str, on_event: OnEvent | None) -> None:
         r = self.resilience
         delay = r.delay_for(attempt)
-        emit(on_event, Event("retry", name, {
-            "attempt": attempt, "max_attempts": r.max_attempts, "delay_s": round(delay, 2),
-            "kind": r.classify(error), "error": error[:500],
-        }))
+        emit(on_event, RetryScheduled(
+            name, attempt=attempt, max_attempts=r.max_attempts, delay_s=round(delay, 2),
+            failure=r.classify(error), error=error[:500]))
         online = await r.wait_online(
-            on_wait=lambda host, port, waited: emit(on_event, Event(
-                "offline", name, {"host": host, "port": port, "waited_s": round(waited, 1)})),
+            on_wait=lambda host, port, waited: emit(on_event, WaitingOnline(
+                name, host=host, port=port, waited_s=round(waited, 1))),
         )
         if online:
             await asyncio.sleep(delay)
@@ -261,15 +270,13 @@ class Runtime:
     def _on_context(self, name: str, on_event: OnEvent | None, watch: bool):
         def check(tokens: int) -> str | None:
             self._ctx = tokens
-            emit(on_event, Event("turn", name, {"context": tokens}))
+            emit(on_event, TurnEnded(name, context=tokens))
             if not (watch and self.handoff.enabled):
                 return None
             if tokens >= self.handoff.warn_at and not self._warned:
                 self._warned = True  # once per generation, even when one turn jumps past `at`
-                emit(on_event, Event("handoff", name, {
-                    "phase": "near", "used": tokens, "at": self.handoff.at,
-                    "window": self.handoff.window,
-                }))
+                emit(on_event, HandoffEvent(
+                    name, phase="near", used=tokens, due_at=self.handoff.at, window=self.handoff.window))
             return self.HANDOFF_DUE if tokens >= self.handoff.at else None
         return check
 
@@ -291,12 +298,12 @@ class Runtime:
             result.session_id = sid
             if self.on_session is not None:
                 self.on_session(sid)
-            emit(on_event, Event("session", result.step, {"session_id": sid}))
+            emit(on_event, SessionStarted(result.step, session_id=sid))
 
         def on_result(out: AttemptOutcome) -> None:
             result.cost_usd = base_cost + out.cost_usd
-            emit(on_event, Event("result", result.step, {
-                "cost_usd": round(result.cost_usd, 6), "num_turns": out.num_turns}))
+            emit(on_event, ResultReported(
+                result.step, cost_usd=round(result.cost_usd, 6), num_turns=out.num_turns))
 
         hooks = AttemptHooks(
             on_session=on_session,

@@ -5,24 +5,39 @@ from __future__ import annotations
 import pytest
 
 from bot.runs.events_view import RunStatus
-from engine._events import Event
+from engine import (
+    AskEvent,
+    HandoffEvent,
+    ResultReported,
+    RetryScheduled,
+    StepStarted,
+    TaskWarning,
+    TurnEnded,
+    VerdictGiven,
+    WaitingOnline,
+    WorkflowDone,
+)
 
 THREAD = "T1|C1|1.0"
 
 
 def test_status_folds_step_round_context_cost():
     st = RunStatus(started=100.0)
-    assert st.apply(Event("step", "干活")) is None
-    st.apply(Event("turn", "干活", {"context": 12300}))
-    st.apply(Event("result", "干活", {"cost_usd": 0.5}))
-    st.apply(Event("result", "干活", {"cost_usd": 0.75}))  # cumulative per step: not added twice
-    st.apply(Event("result", "确认需求", {"cost_usd": 0.25}))
-    assert st.apply(Event("verdict", "干活", {"state": "not_yet", "round": 1, "reason": "x", "failed": ["a"]}))
-    st.apply(Event("step", "干活"))
+    assert st.apply(StepStarted("干活", index=2, total=3)) is None
+    st.apply(TurnEnded("干活", context=12300))
+    st.apply(ResultReported("干活", cost_usd=0.5))
+    st.apply(ResultReported("干活", cost_usd=0.75))  # cumulative per step: not added twice
+    st.apply(ResultReported("确认需求", cost_usd=0.25))
+    assert st.apply(VerdictGiven("干活", round=1, state="not_yet", reason="x", failed=("a",)))
+    st.apply(StepStarted("干活", index=2, total=3))  # the same step again keeps the round
     line = st.payload(THREAD, now=165.0)["text"]
     assert "干活" in line and "round 2" in line and "12.3K" in line and "$1.00" in line and "1m 05s" in line
-    st.apply(Event("step", "干活#round3"))
+    st.apply(VerdictGiven("干活", round=2, state="unclear"))  # counted as not yet
     assert "round 3" in st.payload(THREAD, now=165.0)["text"]
+    st.apply(VerdictGiven("干活", round=3, state="achieved"))
+    assert "round 3" in st.payload(THREAD, now=165.0)["text"]
+    st.apply(StepStarted("收尾", index=3, total=4))  # a new step starts at round 1
+    assert "round 1" in st.payload(THREAD, now=165.0)["text"]
 
 
 @pytest.mark.parametrize(("state", "ids"), [("running", ["flower_stop", "flower_new"]), ("done", []),
@@ -38,19 +53,20 @@ def test_status_buttons_carry_the_thread(state, ids):
 @pytest.mark.parametrize(
     ("event", "needle"),
     [
-        (Event("verdict", "w", {"state": "achieved", "round": 2, "reason": "ok"}), "Round 2: goal achieved"),
-        (Event("verdict", "w", {"state": "unreachable", "round": 1, "failed": ["x"]}), "• x"),
-        (Event("retry", "w", {"attempt": 1, "max_attempts": 5, "delay_s": 2.0}), "try 1/5"),
-        (Event("offline", "w", {"host": "h", "port": 1, "waited_s": 30}), "Can't reach h:1"),
-        (Event("handoff", "w", {"phase": "writing", "used": 150000}), "150.0K"),
-        (Event("handoff", "w", {"phase": "done", "degraded": True}), "from what is on disk"),
-        (Event("task", "w", {"unverifiable": ["a"], "total": 3, "path": "p"}), "1/3"),
+        (VerdictGiven("w", round=2, state="achieved", reason="ok"), "Round 2: goal achieved"),
+        (VerdictGiven("w", round=1, state="unreachable", failed=("x",)), "• x"),
+        (RetryScheduled("w", attempt=1, max_attempts=5, delay_s=2.0), "try 1/5"),
+        (WaitingOnline("w", host="h", port=1, waited_s=30), "Can't reach h:1"),
+        (HandoffEvent("w", phase="writing", used=150000), "150.0K"),
+        (HandoffEvent("w", phase="done", degraded=True), "from what is on disk"),
+        (TaskWarning("w", unverifiable=("a",), total=3, path="p"), "1/3"),
     ],
 )
 def test_notices(event, needle):
     assert needle in RunStatus().apply(event)["text"]
 
 
-@pytest.mark.parametrize("event", [Event("ask", "w"), Event("done", "w"), Event("task", "w", {"total": 3})])
+@pytest.mark.parametrize("event", [AskEvent("w", phase="asked", question="q"), WorkflowDone("w", ok=True),
+                                   TaskWarning("w", total=3)])
 def test_no_notice(event):
     assert RunStatus().apply(event) is None

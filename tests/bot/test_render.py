@@ -8,9 +8,24 @@ import pytest
 
 from bot.render import messages as render
 from bot.render.block_kit import blocks_for
-from bot.render.notices import cost, duration, event_payload
+from bot.render.notices import cost, duration, event_notice
 from bot.render.split import SplitError, clip, escape, escaped_len, split_text, utf16_len
 from bot.testing.limits import block_problems, check_message
+from engine import (
+    AskEvent,
+    Event,
+    HandoffEvent,
+    Interrupted,
+    ResultReported,
+    RetryScheduled,
+    SessionStarted,
+    StepStarted,
+    TaskWarning,
+    TurnEnded,
+    VerdictGiven,
+    WaitingOnline,
+    WorkflowDone,
+)
 from engine._flow.steps import ACCEPT, AMEND_GOAL, JUDGED_WRONG, UNREACHABLE_QUESTION
 
 FENCE_LINE = re.compile(r"[ \t]*`(\u200b)?`{2,}[^`]*")  # a fence line, or one defused as too long
@@ -351,29 +366,33 @@ def test_verdicts(state: str, failed: list, words: list[str]) -> None:
 
 
 @pytest.mark.parametrize(
-    ("kind", "payload", "words"),
+    ("event", "words"),
     [
-        ("verdict", {"state": "not_yet", "reason": "r", "failed": ["c1"], "round": 2}, ["Round 2: not yet", "c1"]),
-        ("handoff", {"phase": "near", "used": 150_000, "at": 170_000, "window": 200_000},
+        (VerdictGiven("w", round=2, state="not_yet", reason="r", failed=("c1",)), ["Round 2: not yet", "c1"]),
+        (HandoffEvent("w", phase="near", used=150_000, due_at=170_000, window=200_000),
          ["150.0K of 200.0K", "170.0K"]),
-        ("handoff", {"phase": "writing", "used": 180_000, "window": 200_000}, ["writing a handoff"]),
-        ("handoff", {"phase": "done", "degraded": True, "path": "/w/h.md"}, ["from what is on disk", "/w/h.md"]),
-        ("retry", {"attempt": 1, "max_attempts": 3, "delay_s": 90, "kind": "overloaded"},
-         ["(overloaded), try 1/3", "in 1m 30s"]),
-        ("offline", {"host": "h", "port": 1, "waited_s": 5}, ["Can't reach h:1", "waited 5s"]),
+        (HandoffEvent("w", phase="writing", used=180_000, window=200_000), ["writing a handoff"]),
+        (HandoffEvent("w", phase="done", degraded=True, path="/w/h.md"), ["from what is on disk", "/w/h.md"]),
+        (RetryScheduled("w", attempt=1, max_attempts=3, delay_s=90, failure="transient"),
+         ["(transient), try 1/3", "in 1m 30s"]),
+        (WaitingOnline("w", host="h", port=1, waited_s=5), ["Can't reach h:1", "waited 5s"]),
     ],
 )
-def test_event_payloads(kind: str, payload: dict, words: list[str]) -> None:
-    message = event_payload(kind, payload)
+def test_event_notices(event: Event, words: list[str]) -> None:
+    message = event_notice(event)
     assert_slack_ok(message)
     shown = str(message["blocks"])
     for word in words:
         assert word in shown
 
 
-@pytest.mark.parametrize("kind", ["step", "turn", "result", "ask", "done", "interrupt"])
-def test_status_only_events_have_no_notice(kind: str) -> None:
-    assert event_payload(kind, {}) is None
+@pytest.mark.parametrize("event", [
+    StepStarted("w", index=0, total=1), SessionStarted("w", session_id="s"), TurnEnded("w", context=1),
+    ResultReported("w", cost_usd=0.1), AskEvent("w", phase="asked", question="q"), WorkflowDone("w", ok=True),
+    Interrupted("w", said="x"), TaskWarning("w", total=3),
+])
+def test_status_only_events_have_no_notice(event: Event) -> None:
+    assert event_notice(event) is None
 
 
 def test_wake_banner() -> None:

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from engine import Resilience, Runtime, starter_flow, wake_state
+from engine import Resilience, Runtime, StepStarted, VerdictGiven, starter_flow, wake_state
 from engine._run.manifest import read_manifest
 from engine._human.transports import ScriptedTransport
 from engine.testing import prompt_contains, text, tool_use
@@ -85,7 +85,7 @@ async def test_whole_starter_flow_then_wake_then_new(fake_model, ws):
     assert all(not [m for m in j.messages if m.get("role") == "assistant"] for j in judges[:1])
     round2 = [r for r in coord if "还没有达成" in r.prompt][0]
     assert "内容是 hi" in round2.prompt and "round 1 done" in round2.shown  # same session
-    verdicts = [e.payload["state"] for e in events if e.kind == "verdict"]
+    verdicts = [e.state for e in events if isinstance(e, VerdictGiven)]
     assert verdicts == ["not_yet", "achieved"]
     lineage = json.loads((ws / "runs" / "lineage.json").read_text())
     assert set(lineage["steps"]) == {"确认需求", "设定目标", "干活"}  # never the judge
@@ -105,7 +105,7 @@ async def test_whole_starter_flow_then_wake_then_new(fake_model, ws):
     assert len(goal_reqs) == goal_before + 1 and "顺便加一个 bye.txt" in goal_reqs[-1].prompt
     woke = [r for r in reqs if COORDINATOR(r.body) and "补充一句" in r.prompt][0]
     assert "顺便加一个 bye.txt" in woke.prompt and "round 1 done" in woke.shown
-    assert [e.payload["resumed"] for e in events2 if e.kind == "step"][-1] is True
+    assert [e.resumed for e in events2 if isinstance(e, StepStarted)][-1] is True
 
     # --new archives brief, goal and lineage together and starts fresh.
     starter_flow("另一件事", workspace=ws, run_dir=ws / "runs", new=True)

@@ -107,7 +107,7 @@ async def test_events_asked_then_answered() -> None:
     asked, answered = (e.payload for e in seen)
     key = question_key("Pick one", ("a", "b"))
     assert asked == {
-        "phase": "asked", "question": "Pick one", "options": ["a", "b"],
+        "phase": "asked", "question": "Pick one", "options": ("a", "b"),
         "state": "", "answer": "", "by": "", "key": key, "n": 1,
     }
     assert answered == {**asked, "phase": "answered", "state": "answered", "answer": "b", "by": "bob"}
@@ -224,7 +224,7 @@ async def test_a_cancelled_ask_is_closed_in_the_log_and_events(tmp_path: Path) -
     pending.cancel()
     with pytest.raises(asyncio.CancelledError):
         await pending
-    assert [e.payload["phase"] for e in seen] == ["asked", "cancelled"] and t.waiting == []
+    assert [e.phase for e in seen] == ["asked", "cancelled"] and t.waiting == []
     assert (tmp_path / "qa.md").read_text(encoding="utf-8").endswith("**A**: (no answer) — _nobody; cancelled_\n\n")
 
 

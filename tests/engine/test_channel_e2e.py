@@ -14,7 +14,7 @@ from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, query
 
 from engine._human.channel import (ASK_DESCRIPTION, LIMIT_TEXT, TIMEOUT_DEFAULT_TEXT, TIMEOUT_TEXT, HumanChannel,
                                  span)
-from engine._events import Event
+from engine._events import AskEvent, Event
 from engine._human.transports import ScriptedTransport
 from engine.testing import FakeModel, prompt_contains, text, tool_results, tool_use
 
@@ -76,7 +76,7 @@ async def test_the_model_asks_a_person_answers_and_the_next_request_carries_it(
     written = log.read_text(encoding="utf-8")
     assert "### Q1 (" in written and ", 协调者)" in written
     assert "1. PostgreSQL\n2. SQLite\n" in written and "**A**: SQLite — _answered by alice_" in written
-    assert [(e.kind, e.step, e.payload["phase"], e.payload["answer"]) for e in events] == [
+    assert [(e.kind, e.step, e.phase, e.answer) for e in events] == [
         ("ask", "协调者", "asked", ""),
         ("ask", "协调者", "answered", "SQLite"),
     ]
@@ -129,8 +129,8 @@ async def test_a_question_with_a_default_and_deadline_goes_on_with_the_default(
     assert asked.default == "8080" and asked.timeout_s == 0.06  # the question's own deadline
     shown = _results_after(fake_model, "main", 1)
     assert shown == [(ch.tool_name, TIMEOUT_DEFAULT_TEXT.format(span=span(0.06), default="8080"))]
-    done = [e.payload for e in events if e.kind == "ask" and e.payload["phase"] == "answered"]
-    assert done[0]["state"] == "timeout" and done[0]["answer"] == "8080"
+    done = [e for e in events if isinstance(e, AskEvent) and e.phase == "answered"]
+    assert done[0].state == "timeout" and done[0].answer == "8080"
 
 
 def test_deadline_never_exceeds_the_channels_limit() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from claude_agent_sdk import ClaudeSDKClient, SystemMessage
 
 from engine import AgentSpec, Workbench, build_options
-from engine._events import Event
+from engine import StepStarted, VerdictGiven
 from engine.testing import system_contains, text
 from engine._flow.oracle import consult
 
@@ -15,8 +15,8 @@ async def test_oracle_answers_from_recent_events_and_workbench(fake_model, tmp_p
     (wb.notes / "decision.md").write_text("# desc: chose SQLite\n")
     wb.refresh()
     fake_model.rule(text("round 2, judge said not yet"), when=system_contains("旁边回答"))
-    events = [Event("step", "干活", {"index": 2, "total": 3}),
-              Event("verdict", "干活", {"round": 1, "state": "not_yet", "reason": "no tests"})]
+    events = [StepStarted("干活", index=2, total=3),
+              VerdictGiven("干活", round=1, state="not_yet", reason="no tests")]
     answer = await consult("where are we?", workspace=tmp_path, events=events, workbench=wb)
     assert answer == "round 2, judge said not yet"
     shown = fake_model.message_requests[-1]

@@ -7,7 +7,17 @@ import shutil
 
 import pytest
 
-from engine import AgentSpec, HandoffPolicy, Resilience, Runtime, Step, Workflow
+from engine import (
+    AgentSpec,
+    HandoffEvent,
+    HandoffPolicy,
+    Interrupted,
+    Resilience,
+    Runtime,
+    SessionStarted,
+    Step,
+    Workflow,
+)
 from engine._run.manifest import read_manifest
 from engine.testing import (
     compaction,
@@ -97,7 +107,7 @@ async def test_529_then_success_resumes_without_error_detail(fake_model, ws):
     assert r.ok and r.attempts == 2 and r.resumed and r.text == "banana"
     assert len(r.errors) == 1
     assert [e.kind for e in events].count("retry") == 1
-    sessions = [e.payload["session_id"] for e in events if e.kind == "session"]
+    sessions = [e.session_id for e in events if isinstance(e, SessionStarted)]
     assert sessions and set(sessions) == {r.session_id}  # each attempt's CLI named the one resumed session
     after = conversation(fake_model.message_requests[-1])
     assert "Overloaded" not in after and "529" not in after and "API Error" not in after
@@ -151,7 +161,7 @@ async def test_prompt_too_long_hands_off_to_a_new_session(fake_model, ws):
     assert doc.is_file() and "long task" in doc.read_text()  # degraded: the task is in the scene
     first = [q for q in fake_model.message_requests if "交接" in q.prompt][0]
     assert "long task" in first.prompt
-    phases = [e.payload["phase"] for e in events if e.kind == "handoff"]
+    phases = [e.phase for e in events if isinstance(e, HandoffEvent)]
     assert phases == ["writing", "done"]
     row = read_manifest(ws / "runs" / "manifest.json")[-1]
     assert row["retired"] == r.retired
@@ -174,10 +184,10 @@ async def test_context_threshold_has_the_session_write_its_handoff(fake_model, w
     finally:
         rt.close()
     assert r.ok and r.text == "done after handoff" and len(r.retired) == 1
-    phases = [e.payload["phase"] for e in events if e.kind == "handoff"]
+    phases = [e.phase for e in events if isinstance(e, HandoffEvent)]
     assert phases == ["near", "writing", "done"]
-    done = [e for e in events if e.kind == "handoff"][-1].payload
-    assert done["degraded"] is False
+    done = [e for e in events if isinstance(e, HandoffEvent)][-1]
+    assert done.degraded is False and done.retired == r.retired[0]
     doc = rt.workbench.notes / "交接-干活.md"
     assert "回答 banana" in doc.read_text()
     first_new = [q for q in fake_model.message_requests if "回答 banana" in q.prompt][0]
@@ -257,7 +267,7 @@ async def test_interrupt_resumes_the_same_session_with_the_persons_words(fake_mo
     last = fake_model.message_requests[-1]
     assert "use blue" in last.prompt and "interrupted" in last.prompt
     assert "long job" in last.shown  # same session: the earlier prompt is still there
-    assert [e.payload["said"] for e in events if e.kind == "interrupt"] == ["use blue"]
+    assert [e.said for e in events if isinstance(e, Interrupted)] == ["use blue"]
 
 
 def test_no_credentials_raise_at_construction(tmp_path, monkeypatch):
