@@ -13,6 +13,14 @@ from pathlib import Path
 from typing import Any
 
 
+def keep_out_of_git(folder: str | Path) -> None:
+    """Create ``folder`` with a ``.gitignore`` of ``*``: nothing in it (spilled tool output can hold
+    keys) reaches a commit, even a worker's ``git add -A``. Idempotent."""
+    ignore = Path(folder) / ".gitignore"
+    if not ignore.is_file():
+        write_text_atomic(ignore, "*\n")
+
+
 def write_text_atomic(path: str | Path, text: str) -> None:
     """Replace ``path`` with ``text`` atomically; creates the parent folder. Raises OSError."""
     path = Path(path)

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine._files import write_text_atomic
+from engine._files import keep_out_of_git, write_text_atomic
 
 FOLDERS = ("scripts", "artifacts", "notes")
 INDEX_NAME = "INDEX.md"
@@ -139,9 +139,10 @@ class Workbench:
             return str(p)
 
     def ensure(self) -> Workbench:
-        """Create the root and its three folders (idempotent); returns self."""
+        """Create the root and its three folders, ignored by git (idempotent); returns self."""
         for name in FOLDERS:
             (self.root / name).mkdir(parents=True, exist_ok=True)
+        keep_out_of_git(self.root)
         return self
 
     def index(self) -> str:

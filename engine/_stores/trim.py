@@ -26,7 +26,7 @@ from typing import Any
 import anyio.to_thread
 from claude_agent_sdk import SessionKey, SessionStoreEntry
 
-from engine._files import write_text_atomic
+from engine._files import keep_out_of_git, write_text_atomic
 from engine._errors import FlowerError
 from engine._stores.ephemeral import EphemeralPolicy, is_ephemeral
 from engine._stores.sqlite import SqliteSessionStore
@@ -257,7 +257,10 @@ class TrimmingSessionStore(SqliteSessionStore):
         if self.ephemeral.enabled:
             self._add(expire_ephemeral(entries, self.ephemeral))
         if self.policy.enabled:
-            self._add(spill_results(entries, self.policy, self._spill_dir()))
+            spill = self._spill_dir()
+            # the spill folder's top folder in the workspace: spilled output can hold keys
+            keep_out_of_git(self.workspace.resolve() / spill.relative_to(self.workspace.resolve()).parts[0])
+            self._add(spill_results(entries, self.policy, spill))
 
     def _add(self, counts: dict[str, int]) -> None:
         for name, n in counts.items():

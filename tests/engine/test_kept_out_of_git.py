@@ -1,0 +1,28 @@
+"""The engine's own files in a workspace (workbench, spilled tool output) never reach git."""
+
+from __future__ import annotations
+
+import subprocess
+
+from engine import Workbench
+from engine._stores.trim import TrimmingSessionStore, TrimPolicy
+from tests.engine.stores.test_trim import bash, build_session
+
+
+def git_status(repo) -> str:
+    return subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo,
+                          capture_output=True, text=True, check=True).stdout
+
+
+def test_a_workbench_and_spilled_output_are_invisible_to_git(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    (repo / "app.py").write_text("print('hi')\n")
+    Workbench(repo).ensure()
+    (repo / ".flower" / "notes" / "decision.md").write_text("a decision\n")
+    store = TrimmingSessionStore(tmp_path / "s.db", repo, TrimPolicy(keep_recent=0, min_chars=10))
+    entries = build_session([bash("cat .env", "ANTHROPIC_API_KEY=sk-ant-" + "x" * 3000)])
+    store._transform(entries)
+    assert list((repo / ".flower" / "spill").glob("*.txt")), "nothing was spilled"
+    assert git_status(repo) == "?? app.py\n"
