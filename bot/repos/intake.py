@@ -13,8 +13,6 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.render import controls
-
 from bot.render import messages as render
 
 from bot.render import repo as render_repo
@@ -63,15 +61,8 @@ class RepoIntake:
         shown = render_repo.binding_message(binding, changed=True)
         await self.outbox.send(key, "repo", f"repo:{stamp}", shown["text"], shown["blocks"])
 
-    async def click(self, body: dict[str, Any], *, action: str) -> None:
-        """Push branch (allowed users only) or Diff as file, for the thread the button names."""
-        user, channel = body["user"]["id"], body["channel"]["id"]
-        key = controls.parse_thread_value(body["actions"][0].get("value", ""))
-        if key is None or key.channel != channel:
-            return
-        if not (self.config.user_allowed(user) and self.config.channel_allowed(channel)):
-            await ephemeral(self.client, channel, user, render.refusal(user)["text"], thread_ts=key.thread_ts)
-            return
+    async def click(self, key: ThreadKey, user: str, channel: str, *, action: str) -> None:
+        """Push branch or Diff as file, for ``key``'s thread (named by the button, allowed by the gate)."""
         try:
             wt = await asyncio.to_thread(thread_worktree, workspace_dir(self.config.home, key))
             if wt is None:
