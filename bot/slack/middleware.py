@@ -26,10 +26,13 @@ Catch-up (``bot.slack.catchup``) reads missed replies without bolt: ``admit_repl
 
 from __future__ import annotations
 
-import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_bolt.context.async_context import AsyncBoltContext
+from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Config
@@ -38,11 +41,9 @@ from bot.render import messages as render
 from bot.slack.outbox import ephemeral
 from bot.store.bot_store import BotStore, ThreadKey
 
-log = logging.getLogger(__name__)
-
 __all__ = ["Gate"]
 
-Next = Any  # bolt's ``next``: an awaitable call that lets the request go on
+Next = Callable[[], Awaitable[None]]  # bolt's ``next``: the request goes on to the next middleware
 
 
 class Gate:
@@ -101,7 +102,7 @@ class Gate:
 
     # -- bolt middleware ----------------------------------------------------------------------
 
-    async def people_only(self, body: dict[str, Any], ack: Any, next: Next) -> Any:
+    async def people_only(self, body: dict[str, Any], ack: AsyncAck, next: Next) -> BoltResponse | None:
         """Global: drop every ``message`` event that is not a person's reply in a thread."""
         event = body.get("event") or {}
         if body.get("type") == "event_callback" and event.get("type") == "message" \
@@ -110,7 +111,7 @@ class Gate:
         return await next()
 
     async def claim_once(self, body: dict[str, Any], event: dict[str, Any], context: AsyncBoltContext,
-                         ack: Any, next: Next) -> Any:
+                         ack: AsyncAck, next: Next) -> BoltResponse | None:
         """Events: go on only the first time, with the thread in ``context["thread"]``."""
         key = await self.claim(body, event)
         if key is None:
@@ -119,7 +120,7 @@ class Gate:
         return await next()
 
     async def names_thread(self, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext,
-                           ack: Any, next: Next) -> Any:
+                           ack: AsyncAck, next: Next) -> BoltResponse | None:
         """Stop, Start over, Push, Diff: the thread in the button's value, in ``context["thread"]``."""
         key = controls.parse_thread_value(action.get("value", ""))
         if key is None or key.channel != body["channel"]["id"]:
@@ -128,7 +129,7 @@ class Gate:
         return await next()
 
     async def names_question(self, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext,
-                             ack: Any, next: Next) -> Any:
+                             ack: AsyncAck, next: Next) -> BoltResponse | None:
         """An answer button: its stored question and option index, in ``context``."""
         parsed = render.parse_answer_value(action.get("value", ""))
         q = await self.store.get_question(parsed[0]) if parsed is not None else None
@@ -137,7 +138,8 @@ class Gate:
         context["question"], context["option"] = q, parsed[1]
         return await next()
 
-    async def allow_list(self, req: Any, context: AsyncBoltContext, ack: Any, next: Next) -> Any:
+    async def allow_list(self, req: AsyncBoltRequest, context: AsyncBoltContext, ack: AsyncAck,
+                         next: Next) -> BoltResponse | None:
         """Go on for people allowed here; refuse the rest ephemerally, after the ack.
 
         The refusal goes where the person spoke or clicked: the thread, or the channel for a

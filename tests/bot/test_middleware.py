@@ -11,7 +11,8 @@ from bot.config import load_config
 from bot.slack.app import describe
 from bot.slack.intake import Intake
 from bot.slack.middleware import Gate
-from tests.bot.test_app_e2e import CHANNEL, CLARIFY_ONLY, posted
+from bot.store.bot_store import ThreadKey
+from tests.bot.test_app_e2e import CHANNEL, CLARIFY_ONLY, asked_thread, posted
 
 
 @pytest.mark.parametrize(("event", "person"), [
@@ -78,3 +79,27 @@ async def test_a_listener_that_raises_is_logged_and_the_app_goes_on(make_bot, sl
     assert failed[0].exc_info and failed[0].exc_info[0] is RuntimeError  # the traceback is kept
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert "fake-verification-token" not in logged and "xoxb-" not in logged and "explode" not in logged
+
+
+async def test_someone_not_allowed_is_refused_in_a_running_thread_and_changes_nothing(make_bot, slack_env, fake_model):
+    slack = slack_env
+    bot = await make_bot(CLARIFY_ONLY, FLOWER_ALLOWED_USERS="U0ALICE")
+    thread, q_ts, _ = await asked_thread(slack, fake_model)  # asked by U0ALICE, allowed
+    key = ThreadKey("T0001", CHANNEL, thread)
+
+    def refusals():
+        return [e for e in slack.ephemerals if e.get("user") == "U0BOB" and "FLOWER_ALLOWED_USERS" in e.get("text", "")]
+
+    buttons = [e for b in (slack.message(CHANNEL, q_ts) or {}).get("blocks", []) for e in b.get("elements", [])
+               if e.get("type") == "button"]
+    eid = await slack.click(CHANNEL, q_ts, buttons[0]["action_id"], user="U0BOB")
+    await slack.wait_ack(eid)  # acked at once; the refusal follows
+    await slack.wait_until(lambda: refusals(), what="a refused click")
+    assert refusals()[0].get("thread_ts") == thread
+    reply = slack.user_message(CHANNEL, "Go", user="U0BOB", thread_ts=thread)
+    await slack.send_event(reply)
+    await slack.wait_until(lambda: len(refusals()) == 2, what="a refused reply")
+    assert refusals()[1].get("thread_ts") == thread
+    assert (await bot.store.get_thread(key)).last_seen_ts == reply["ts"]  # seen, though refused
+    assert await bot.store.pending_questions(key)  # neither the click nor the reply answered it
+    assert not [c for c in slack.calls("reactions.add") if c.body.get("timestamp") == reply["ts"]]
