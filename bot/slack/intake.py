@@ -13,8 +13,7 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.render import controls
-
+from bot.render import controls, texts
 from bot.render import messages as render
 from bot.runs.transport import Answers
 from bot.slack.commands import parse, parse_repo
@@ -27,10 +26,6 @@ from bot.runs.threads import ThreadError, folder_name
 from engine import Answer
 
 log = logging.getLogger(__name__)
-
-EMPTY_MENTION = "Tell me what to do in one sentence, e.g. `@flower write a script that converts md to html`."
-ASK_WHAT = ":recycle: Archived the last run. What should I do now? Reply here with one sentence."
-
 
 class Intake:
     """The bot's reactions to people: start, answer, interrupt, wake, /new, Stop, Start over."""
@@ -57,7 +52,7 @@ class Intake:
             if said.text:
                 await self.begin(key, said.text, user, ts, new=said.new)
             else:
-                await self.outbox.send(key, "hint", f"hint:{channel}:{ts}", EMPTY_MENTION)
+                await self.outbox.send(key, "hint", f"hint:{channel}:{ts}", texts.EMPTY_MENTION)
         await self._files_note(key, event)
 
     async def _files_note(self, key: ThreadKey, event: dict[str, Any]) -> None:
@@ -118,7 +113,7 @@ class Intake:
         await self.jobs.stop(key)
         for q in await self.store.close_questions(key):  # the old run's questions no longer take answers
             if q.message_ts:
-                shown = render.closed_question_message(q.text, "Closed: the thread started over.", asked_by=q.asked_by)
+                shown = render.closed_question_message(q.text, texts.CLOSED_STARTED_OVER, asked_by=q.asked_by)
                 await edit(self.client, key.channel, q.message_ts, shown["text"], shown["blocks"])
         if ts:
             await react(self.client, key.channel, ts)
@@ -133,7 +128,8 @@ class Intake:
         except Exception as exc:  # nothing to archive yet is fine: the next words start fresh anyway
             log.info("archive of %s: %s", folder_name(key), exc)
         await self.store.set_state(key, "idle")
-        await self.outbox.send(key, "ask_what", f"ask_what:{folder_name(key)}:{ts or user}:{time.time()}", ASK_WHAT)
+        await self.outbox.send(key, "ask_what", f"ask_what:{folder_name(key)}:{ts or user}:{time.time()}",
+                               texts.ASK_WHAT)
 
     async def _answered(self, q: StoredQuestion, answer: str, user: str) -> None:
         delivered = self.answers.deliver(q.thread, q.question_key, Answer("answered", answer, by=user))
