@@ -16,9 +16,10 @@ the bot's own posts):
   nothing else happens.
 
 A middleware that stops returns ``await ack()``: bolt then answers Slack 200 (without it the
-answer is a 404, and over HTTP Slack would retry). Middleware runs before bolt acks, so it does
-SQLite work only; the refusal is posted after the ack by bolt's lazy listener runner. A failure
-here reaches the app's error handler and Slack gets no ack, so it delivers the event again.
+answer is a 404, and over HTTP Slack would retry). Middleware runs before bolt acks, so the claim
+is one SQLite transaction (``BotStore.claim``: one fsync), and the refusal is posted after the
+ack by bolt's lazy listener runner. A failure here reaches the app's error handler and Slack gets
+no ack, so it delivers the event again.
 
 Catch-up (``bot.slack.catchup``) reads missed replies without bolt: ``admit_reply`` is the
 ``message`` listener's chain, the same functions in the same order.
@@ -68,15 +69,10 @@ class Gate:
         """
         key = ThreadKey(body.get("team_id") or event.get("team", ""), event["channel"],
                         event.get("thread_ts") or event["ts"])
-        if event.get("type") != "app_mention" and await self.store.get_thread(key) is None:
-            return None
-        event_id = body.get("event_id")
-        if event_id and not await self.store.claim_event(event_id):
-            return None
-        if not await self.store.claim_message(event["channel"], event["ts"]):
-            return None
-        await self.store.touch_seen(key, event["ts"])  # a known thread: the start-up read back begins after it
-        return key
+        # event id, then channel+ts, then last_seen_ts (the start-up read back begins after it)
+        claimed = await self.store.claim(key, event["ts"], event_id=body.get("event_id"),
+                                         known_thread=event.get("type") != "app_mention")
+        return key if claimed else None
 
     def refusal(self, user: str, channel: str) -> str | None:
         """The ephemeral text for someone who may not start or steer runs here; None when they may."""
