@@ -25,6 +25,7 @@ from bot.slack.catchup import catch_up, recent_threads
 from bot.runs.transport import Answers
 from bot.config import Config, ConfigError, load_config
 from bot.slack.intake import Intake
+from bot.slack.middleware import Gate
 from bot.runs.jobs import BotOptions, Jobs
 from bot.slack.outbox import Outbox
 from bot.repos.threads import REPO_DIR
@@ -106,7 +107,8 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
     answers = Answers()
     jobs = Jobs(config=config, store=store, client=client, outbox=outbox, answers=answers, options=options)
     intake = Intake(config=config, store=store, client=client, outbox=outbox, jobs=jobs, answers=answers)
-    app = build_app(config, client, intake)
+    gate = Gate(config=config, store=store, client=client)
+    app = build_app(config, client, intake, gate)
     bot = RunningBot(config, app, store, jobs, outbox)
     outbox.start()
     missed_in = await recent_threads(store)  # before connecting: a live reply moves last_seen_ts on
@@ -129,7 +131,7 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
         resumed = await jobs.resume_all()
         if resumed:
             log.info("resumed %d run(s) in progress", resumed)
-    bot.catchup = asyncio.create_task(catch_up(missed_in, client=client, intake=intake), name="flower-catchup")
+    bot.catchup = asyncio.create_task(catch_up(missed_in, client=client, gate=gate, intake=intake), name="flower-catchup")
     return bot
 
 

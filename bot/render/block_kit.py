@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from bot.render import texts
 from bot.render.split import clip, escape, escaped_len, split_text, utf16_len
 
 __all__ = [
@@ -50,7 +51,7 @@ def context(*mrkdwn: str) -> dict[str, Any]:
 
 def button(label: str, action_id: str, value: str, *, style: Literal["primary", "danger"] | None = None) -> dict:
     """A button; ``label`` is plain text, whitespace folded and cut to 75 with an ellipsis."""
-    text = clip(" ".join(label.split()) or "(empty)", MAX_BUTTON_TEXT)
+    text = clip(" ".join(label.split()) or texts.EMPTY, MAX_BUTTON_TEXT)
     out: dict[str, Any] = {"type": "button", "text": {"type": "plain_text", "text": text, "emoji": True},
                            "action_id": action_id, "value": clip(value, MAX_BUTTON_VALUE)}
     if style is not None:
@@ -84,4 +85,4 @@ def blocks_for(text: str, *, lead: str = "", max_blocks: int = MAX_BLOCKS) -> li
         return _sections(chunks, lead)
     kept = chunks[: max(max_blocks - 1, 0)]
     left = sum(len(c) for c in chunks[len(kept):])
-    return _sections(kept, lead) + [section(f"_… {left:,} more characters not shown._")][: max_blocks]
+    return _sections(kept, lead) + [section(texts.MORE_NOT_SHOWN.format(left=left))][: max_blocks]

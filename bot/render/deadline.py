@@ -1,8 +1,10 @@
 """What a thread says about a question's deadline: the note under the question, and the words
-when it passes unanswered (pure texts; the engine decides the wait and the default)."""
+when it passes unanswered (sentences in ``bot.render.texts``; the engine decides the wait and the
+default)."""
 
 from __future__ import annotations
 
+from bot.render import texts
 from bot.render.split import clip, escape
 
 
@@ -14,7 +16,7 @@ def wait_words(seconds: float) -> str:
         n, unit = round(seconds / 60, 1), "minute"
     else:
         n, unit = round(seconds, 2), "second"
-    return f"{n:g} {unit}{'' if n == 1 else 's'}"
+    return texts.WAIT.format(n=n, unit=texts.WAIT_UNIT[unit][n != 1])
 
 
 def deadline_note(wait_s: float | None, default: str | None) -> str | None:
@@ -22,8 +24,8 @@ def deadline_note(wait_s: float | None, default: str | None) -> str | None:
     if not wait_s:
         return None
     if default:
-        return f"If nobody answers within {wait_words(wait_s)}, I'll go on with {default}."
-    return f"If nobody answers within {wait_words(wait_s)}, the run is parked until somebody does."
+        return texts.DEADLINE_DEFAULT.format(wait=wait_words(wait_s), default=default)
+    return texts.DEADLINE_PARKS.format(wait=wait_words(wait_s))
 
 
 def timed_out(wait_s: float | None, default: str | None) -> tuple[str, str]:
@@ -33,16 +35,16 @@ def timed_out(wait_s: float | None, default: str | None) -> tuple[str, str]:
     ended by the run itself (its step was interrupted): a deadline parks the run instead (``parked``).
     """
     if default is None:
-        return ("Closed without an answer: the run moved on.",
-                "⏱️ The question above was closed without an answer: the run moved on. Reply here to steer it.")
-    within = f" in {wait_words(wait_s)}" if wait_s and wait_s > 0 else " in time"
-    return (f"No answer{within}: going on with {default}.",
-            f"⏱️ No answer{within}: going on with *{escape(clip(default, 300))}*.")
+        return texts.MOVED_ON_CLOSED, texts.MOVED_ON
+    within = _within(wait_s)
+    return (texts.DEFAULT_TAKEN_CLOSED.format(within=within, default=default),
+            texts.DEFAULT_TAKEN.format(within=within, default=escape(clip(default, 300))))
 
 
 def parked(wait_s: float | None) -> str:
     """The thread's notice when a question without a default went unanswered and the run was parked."""
-    within = f" in {wait_words(wait_s)}" if wait_s and wait_s > 0 else " in time"
-    return (f"⏸️ Parked: nobody answered the question above{within}, and the run cannot go on without it. "
-            "Answer it (a button, or a reply in this thread) and the run picks up where it stopped; "
-            "`/new` starts over instead.")
+    return texts.PARKED.format(within=_within(wait_s))
+
+
+def _within(wait_s: float | None) -> str:
+    return texts.WITHIN.format(wait=wait_words(wait_s)) if wait_s and wait_s > 0 else texts.WITHIN_TIME

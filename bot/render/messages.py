@@ -1,8 +1,8 @@
 """What the bot shows in Slack, as payloads (``text`` fallback + ``blocks``): pure, no I/O.
 
-Every user-facing string of the bot is here, in English; the engine's own texts (questions,
-verdict reasons, step names, often Chinese) are shown as they are, escaped. Progress notices
-(wake, verdict, handoff, retry, offline) are in ``bot.render.notices`` and re-exported here.
+The sentences are in ``bot.render.texts``; the engine's own texts (questions, verdict reasons,
+step names, often Chinese) are shown as they are, escaped. Progress notices (wake, verdict,
+handoff, retry, offline) are in ``bot.render.notices`` and re-exported here.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from bot.render.notices import (
     verdict_message,
     wake_banner,
 )
+from bot.render import texts
 from bot.render.split import clip, escape, utf16_len
 from bot.store.records import ACTIVE_STATES as ACTIVE, ThreadState
 from engine import human_tokens
@@ -64,12 +65,7 @@ ANSWER_PREFIX = "flower_answer:"  # + the option's index: one action id per butt
 STOP_ACTION = "flower_stop"
 NEW_ACTION = "flower_new"
 MAX_OPTIONS = 3 * MAX_ACTIONS_ELEMENTS  # more would bury the question; the rest can be typed
-REPLY_HINT = "Reply in this thread to answer in your own words"
 StatusState = ThreadState  # the status line shows the thread's state
-_STATE = {
-    "idle": "💤 Idle", "queued": "🕒 Queued", "running": "⏳ Running", "waiting": "💬 Waiting for an answer",
-    "done": "✅ Done", "failed": "❌ Failed", "stopped": "⏹️ Stopped", "parked": "⏸️ Parked: waiting for an answer",
-}
 _USER_ID = re.compile(r"[UW][A-Z0-9]{2,}")
 
 
@@ -77,11 +73,11 @@ def mention(user: str | None) -> str:
     """``<@U…>`` for a Slack user id; anything else (a terminal user, a name) escaped as is."""
     if user and _USER_ID.fullmatch(user):
         return f"<@{user}>"
-    return escape(user or "someone")
+    return escape(user or texts.SOMEONE)
 
 
 def _asked_lead(asked_by: str) -> str:
-    return "❓ *Question*" + (f" from _{escape(asked_by)}_" if asked_by else "") + "\n"
+    return texts.QUESTION_HEAD + (texts.QUESTION_FROM.format(who=escape(asked_by)) if asked_by else "") + "\n"
 
 
 def question_message(
@@ -98,7 +94,7 @@ def question_message(
     shown = opts[:MAX_OPTIONS]
     body = text
     if any(button(o, "x", "x")["text"]["text"] != o for o in shown) or len(opts) > len(shown):
-        body += "\n\n" + "\n".join(f"{n}. {o}" for n, o in enumerate(opts, 1))
+        body += "\n\n" + "\n".join(texts.QUESTION_OPTION.format(n=n, option=o) for n, o in enumerate(opts, 1))
     actions = [
         {"type": "actions", "block_id": f"flower_q:{question_id}:{n // MAX_ACTIONS_ELEMENTS}",
          "elements": [button(o, f"{ANSWER_PREFIX}{i}", f"{question_id}:{i}")
@@ -107,8 +103,8 @@ def question_message(
     ]
     note = escape(deadline_note) if deadline_note else ""
     blocks = blocks_for(body, lead=_asked_lead(asked_by), max_blocks=MAX_BLOCKS - len(actions) - 1)
-    blocks += actions + [context(REPLY_HINT + (f" · {note}" if note else ""))]
-    return {"text": fallback(f"Question: {text}"), "blocks": blocks}
+    blocks += actions + [context(texts.REPLY_HINT + (f" · {note}" if note else ""))]
+    return {"text": fallback(texts.QUESTION_FALLBACK.format(text=text)), "blocks": blocks}
 
 
 def parse_answer_value(value: str) -> tuple[int, int] | None:
@@ -120,33 +116,34 @@ def parse_answer_value(value: str) -> tuple[int, int] | None:
 def _closed(text: str, outcome: str, asked_by: str) -> Payload:
     blocks = blocks_for(text, lead=_asked_lead(asked_by), max_blocks=MAX_BLOCKS - 10)
     blocks += blocks_for(outcome, max_blocks=9)
-    return {"text": fallback(f"Question: {text} — {outcome}"), "blocks": blocks}
+    return {"text": fallback(texts.CLOSED_FALLBACK.format(text=text, outcome=outcome)), "blocks": blocks}
 
 
 def answered_message(text: str, answer: str, by_user_id: str | None, *, asked_by: str = "") -> Payload:
     """The question with its buttons replaced by "✅ <answer> — answered by <@user>"."""
-    tail = f" — answered by {mention(by_user_id)}"
+    by = texts.ANSWERED_BY.format(who=mention(by_user_id))
+    tail = f" — {by}"
     blocks = blocks_for(text, lead=_asked_lead(asked_by), max_blocks=MAX_BLOCKS - 11)
-    answer_blocks = blocks_for(answer or "(empty)", lead="✅ ", max_blocks=9)
+    answer_blocks = blocks_for(answer or texts.EMPTY, lead=texts.ANSWER_LEAD, max_blocks=9)
     last = answer_blocks[-1]["text"]
     if utf16_len(last["text"] + tail) <= MAX_SECTION_TEXT:
         last["text"] += tail
     else:
-        answer_blocks.append(context(tail.removeprefix(" — ")))
-    plain = f"Question: {text} — answered: {answer}"
+        answer_blocks.append(context(by))
+    plain = texts.ANSWERED_FALLBACK.format(text=text, answer=answer)
     return {"text": fallback(plain, 3900) + tail, "blocks": blocks + answer_blocks}
 
 
-def closed_question_message(text: str, note: str = "No answer in time.", *, asked_by: str = "") -> Payload:
+def closed_question_message(text: str, note: str = texts.NO_ANSWER_IN_TIME, *, asked_by: str = "") -> Payload:
     """The question with its buttons replaced by why it closed unanswered (timeout, cancelled)."""
-    return _closed(text, f"⏱️ {note}", asked_by)
+    return _closed(text, texts.CLOSED.format(note=note), asked_by)
 
 
 def stale_click_note(*, answer: str | None = None, by_user_id: str | None = None) -> str:
     """The ephemeral text for a click on a question already answered (or closed), mrkdwn."""
     if answer is not None:
-        return f"This question was already answered by {mention(by_user_id)}: *{escape(clip(answer, 300))}*"
-    return "This question is closed: the run is no longer waiting for an answer."
+        return texts.ALREADY_ANSWERED.format(who=mention(by_user_id), answer=escape(clip(answer, 300)))
+    return texts.QUESTION_CLOSED
 
 
 def status_message(
@@ -166,31 +163,27 @@ def status_message(
     (``flower_new``) buttons, whose value is ``thread`` (what they act on; survives a restart);
     once finished, none.
     """
-    parts = [f"step *{escape(clip(step, 200))}*" if step else "starting"]
+    parts = [texts.STATUS_STEP.format(step=escape(clip(step, 200))) if step else texts.STATUS_STARTING]
     if round:
-        parts.append(f"round {round}")
+        parts.append(texts.STATUS_ROUND.format(round=round))
     if context_tokens:
-        parts.append(f"context {human_tokens(context_tokens)}")
+        parts.append(texts.STATUS_CONTEXT.format(tokens=human_tokens(context_tokens)))
     parts += [cost(cost_usd), duration(elapsed_s)]
-    line = f"{_STATE.get(state, escape(state))} · " + " · ".join(parts)
+    line = f"{texts.STATUS_STATE.get(state, escape(state))} · " + " · ".join(parts)
     blocks: list[dict[str, Any]] = [section(line)]
     if workspace:
-        blocks.append(context(f"Workspace: `{escape(clip(workspace, 500))}`"))
+        blocks.append(context(texts.WORKSPACE.format(path=escape(clip(workspace, 500)))))
     if state in ACTIVE:
         blocks.append({"type": "actions", "block_id": "flower_status", "elements": [
-            button("Stop", STOP_ACTION, thread or "stop", style="danger"),
-            button("Start over", NEW_ACTION, thread or "new")]})
+            button(texts.STOP_BUTTON, STOP_ACTION, thread or "stop", style="danger"),
+            button(texts.START_OVER_BUTTON, NEW_ACTION, thread or "new")]})
     return {"text": line.replace("*", ""), "blocks": blocks}
 
 
 def started_message(workspace_path: str, queued_position: int | None = None) -> Payload:
     """The first reply to a request: started now, or queued (``queued_position`` 1 = next)."""
-    where = f"Workspace: `{escape(clip(workspace_path, 500))}`"
-    if queued_position:
-        head = (f"🕒 *Queued* — number {queued_position} in line. It starts when a running job finishes; "
-                "you'll see the status here.")
-    else:
-        head = "🌱 *Started.* I'll ask here if anything is unclear; progress shows in the status below."
+    where = texts.WORKSPACE.format(path=escape(clip(workspace_path, 500)))
+    head = texts.QUEUED.format(position=queued_position) if queued_position else texts.STARTED
     return {"text": fallback(head.replace("*", "") + " " + where), "blocks": [section(head), context(where)]}
 
 
@@ -198,33 +191,27 @@ def summary_message(
     ok: bool, cost_usd: float, rounds: int | None, workspace: str, reason: str = "", *, elapsed_s: float | None = None
 ) -> Payload:
     """The last word of a run: achieved or not (with the engine's ``reason``), cost, rounds, where."""
-    head = "🌸 *Done: the goal is achieved.*" if ok else "❌ *Ended without achieving the goal.*"
+    head = texts.SUMMARY_ACHIEVED if ok else texts.SUMMARY_NOT_ACHIEVED
     facts = [cost(cost_usd)]
     if rounds:
-        facts.append(f"{rounds} round{'s' if rounds != 1 else ''}")
+        facts.append(texts.ROUNDS[rounds != 1].format(n=rounds))
     if elapsed_s is not None:
         facts.append(duration(elapsed_s))
     blocks = blocks_for(reason, lead=head + "\n", max_blocks=MAX_BLOCKS - 2) if reason.strip() else [section(head)]
-    blocks.append(context(" · ".join(facts), f"Workspace: `{escape(clip(workspace, 500))}`"))
+    blocks.append(context(" · ".join(facts), texts.WORKSPACE.format(path=escape(clip(workspace, 500)))))
     plain = head.replace("*", "") + (f" {reason}" if reason.strip() else "") + " " + " · ".join(facts)
     return {"text": fallback(plain), "blocks": blocks}
 
 
 def refusal(user_id: str, *, reason: Literal["user", "channel"] = "user") -> Payload:
     """The ephemeral answer to someone who may not start or steer runs here (text only)."""
-    if reason == "channel":
-        text = (f"Sorry {mention(user_id)}, I don't take requests in this channel. Ask in an allowed channel, "
-                "or ask whoever runs this bot to add this channel's ID to FLOWER_ALLOWED_CHANNELS.")
-    else:
-        text = (f"Sorry {mention(user_id)}, you're not on this bot's list of allowed users. Ask whoever runs "
-                "it to add your member ID to FLOWER_ALLOWED_USERS.")
-    return {"text": text}
+    text = texts.REFUSED_CHANNEL if reason == "channel" else texts.REFUSED_USER
+    return {"text": text.format(who=mention(user_id))}
 
 
 def attachments_note(names: Sequence[str], workspace: str | None) -> str:
     """Files shared in a thread are not opened: say so, and where to put them instead (mrkdwn)."""
     shown = ", ".join(f"`{escape(clip(n, 80))}`" for n in list(names)[:5]) + (" …" if len(names) > 5 else "")
-    where = f" or copy it into the workspace (`{escape(workspace)}`)" if workspace else ""
-    return (f"📎 I don't open attachments ({shown}): paste the part that matters here{where} "
-            "and say so. Any words you wrote with it are taken as usual.")
+    where = texts.ATTACHMENTS_WHERE.format(path=escape(workspace)) if workspace else ""
+    return texts.ATTACHMENTS.format(names=shown, where=where)
 

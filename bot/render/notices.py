@@ -1,13 +1,15 @@
 """Progress notices posted in a run's thread: the wake banner, verdicts, handoffs, retries, offline.
 
-Pure functions from the engine's events to message payloads; the engine's texts (reasons,
-failed checks, step names) are escaped and shown as they are.
+Pure functions from the engine's events to message payloads; the sentences are in
+``bot.render.texts``, the engine's texts (reasons, failed checks, step names) are escaped and
+shown as they are.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.render import texts
 from bot.render.block_kit import MAX_BLOCKS, Payload, blocks_for, context, fallback, section
 from bot.render.split import clip, escape
 from engine import (
@@ -38,12 +40,12 @@ def duration(seconds: float) -> str:
     """``42s``, ``12m 03s``, ``1h 02m``, ``2d 03h``: two units at most."""
     s = int(max(0.0, seconds))
     if s >= 86400:
-        return f"{s // 86400}d {s % 86400 // 3600:02d}h"
+        return texts.DAYS.format(d=s // 86400, h=s % 86400 // 3600)
     if s >= 3600:
-        return f"{s // 3600}h {s % 3600 // 60:02d}m"
+        return texts.HOURS.format(h=s // 3600, m=s % 3600 // 60)
     if s >= 60:
-        return f"{s // 60}m {s % 60:02d}s"
-    return f"{s}s"
+        return texts.MINUTES.format(m=s // 60, s=s % 60)
+    return texts.SECONDS.format(s=s)
 
 
 def cost(usd: float) -> str:
@@ -69,25 +71,18 @@ def wake_banner(
     ``woke`` counts earlier wakes (the lineage's count), so this is wake ``woke + 1``; ``said`` is
     what the person wrote to restart it, quoted.
     """
-    parts = ["requirement confirmed"]
+    parts = [texts.WAKE_CONFIRMED]
     if checks:
-        parts.append(f"goal with {checks} check{'s' if checks != 1 else ''}")
+        parts.append(texts.WAKE_CHECKS[checks != 1].format(n=checks))
     if context_tokens:
-        parts.append(f"work context {human_tokens(context_tokens)}")
-    parts.append(f"wake #{woke + 1}")
-    head = "↩️ *Picking up where this left off* — " + " · ".join(parts)
-    notes = [f"Workspace: `{escape(clip(workspace, 500))}`"]
+        parts.append(texts.WAKE_CONTEXT.format(tokens=human_tokens(context_tokens)))
+    parts.append(texts.WAKE_NUMBER.format(n=woke + 1))
+    head = texts.WAKE_HEAD.format(facts=" · ".join(parts))
+    notes = [texts.WORKSPACE.format(path=escape(clip(workspace, 500)))]
     if steps:
-        notes.append("Resuming: " + ", ".join(escape(clip(s, 80)) for s in steps))
+        notes.append(texts.WAKE_RESUMING.format(steps=", ".join(escape(clip(s, 80)) for s in steps)))
     body = "\n".join("> " + line for line in said.splitlines() if line.strip()) if said.strip() else ""
     return _notice(head, body, note=" · ".join(notes))
-
-
-_VERDICT_HEAD = {
-    "achieved": "✅ *Round {round}: goal achieved.*",
-    "not_yet": "🔁 *Round {round}: not yet.*",
-    "unreachable": "⛔ *Round {round}: the judge says the goal can't be reached or verified here.*",
-}
 
 
 def verdict_message(state: str, reason: str = "", failed: Sequence[str] = (), round: int | None = None) -> Payload:
@@ -96,13 +91,13 @@ def verdict_message(state: str, reason: str = "", failed: Sequence[str] = (), ro
     Anything else ("", "unclear") is shown as no clear verdict, counted as not yet (as the
     engine counts it). For unreachable, the question with its choices follows separately.
     """
-    head = _VERDICT_HEAD.get(state, "❔ *Round {round}: no clear verdict, counted as not yet.*")
+    head = texts.VERDICT_HEAD.get(state, texts.VERDICT_UNCLEAR)
     head = head.format(round=round if round is not None else "?")
     body = reason.strip()
     checks = [f for f in (str(x).strip() for x in failed) if f]
     if checks:
-        body += ("\n\n" if body else "") + "Failed checks:\n" + "\n".join(f"• {f}" for f in checks)
-    note = "Choose below what to do next." if state == "unreachable" else ""
+        body += ("\n\n" if body else "") + texts.FAILED_CHECKS + "\n" + "\n".join(f"• {f}" for f in checks)
+    note = texts.CHOOSE_BELOW if state == "unreachable" else ""
     return _notice(head, body, note=note)
 
 
@@ -112,17 +107,15 @@ def handoff_notice(
 ) -> Payload:
     """The context window filling up: ``near`` (warned), ``writing`` the handoff, ``done``."""
     size = human_tokens(used) if used else "?"
-    of = f" of {human_tokens(window)}" if window else ""
+    of = texts.CONTEXT_OF.format(window=human_tokens(window)) if window else ""
     if phase == "near":
-        line = f"🧠 Context is at {size}{of}" + (f"; a handoff comes at {human_tokens(at)}." if at else ".")
+        line = (texts.CONTEXT_NEAR.format(size=size, of=of)
+                + (texts.CONTEXT_NEAR_AT.format(at=human_tokens(at)) if at else "."))
     elif phase == "writing":
-        line = f"📝 Context is full ({size}{of}): writing a handoff, then a fresh session takes over."
-    elif degraded:
-        line = ("🔄 Handoff written from what is on disk (the session could not write it); a fresh "
-                "session takes over.")
+        line = texts.CONTEXT_FULL.format(size=size, of=of)
     else:
-        line = "🔄 Handoff written; a fresh session takes over."
-    note = f"Handoff: `{escape(clip(path, 500))}`" if path and phase == "done" else ""
+        line = texts.HANDOFF_DEGRADED if degraded else texts.HANDOFF_DONE
+    note = texts.HANDOFF_PATH.format(path=escape(clip(path, 500))) if path and phase == "done" else ""
     return _notice(line, note=note)
 
 
@@ -130,24 +123,21 @@ def retry_notice(
     attempt: int, max_attempts: int, delay_s: float, *, kind: str | None = None, error: str | None = None
 ) -> Payload:
     """The model did not answer (overloaded, rate-limited, network): which try, when the next."""
-    why = f" ({escape(kind)})" if kind else ""
-    line = (f"⚠️ The model is unavailable{why}, try {attempt}/{max_attempts}; retrying the same session in "
-            f"{duration(delay_s)}.")
+    why = texts.RETRY_WHY.format(kind=escape(kind)) if kind else ""
+    line = texts.RETRY.format(why=why, attempt=attempt, max_attempts=max_attempts, delay=duration(delay_s))
     note = f"`{escape(clip(' '.join(error.split()), 300))}`" if error and error.strip() else ""
     return _notice(line, note=note)
 
 
 def offline_notice(host: str, port: int | str, waited_s: float) -> Payload:
     """Waiting for the model's endpoint to be reachable again."""
-    line = (f"📡 Can't reach {escape(str(host))}:{escape(str(port))} — waited {duration(waited_s)} so far; "
-            "the run continues when it's back.")
-    return _notice(line)
+    return _notice(texts.OFFLINE.format(host=escape(str(host)), port=escape(str(port)), waited=duration(waited_s)))
 
 
 def unverifiable_notice(count: int, total: int | str, path: str) -> Payload:
     """Some checks of the goal cannot be verified in this environment (listed in ``path``)."""
-    return _notice(f"⚠️ {count}/{total} checks of the goal can't be verified here.",
-                   note=f"See `{escape(clip(path, 500))}`" if path else "")
+    return _notice(texts.UNVERIFIABLE.format(count=count, total=total),
+                   note=texts.UNVERIFIABLE_SEE.format(path=escape(clip(path, 500))) if path else "")
 
 
 def event_notice(event: Event) -> Payload | None:

@@ -1,7 +1,8 @@
 """Channel repositories from Slack: ``@flower /repo …`` (admins bind), and the Push / Diff buttons.
 
 Git work runs in ``asyncio.to_thread`` (a clone or a push can take a while); a ``RepoError`` is
-shown in the thread as it is: its text names what was wrong and the fix.
+shown in the thread as it is: its text names what was wrong and the fix. The sentences are in
+``bot.render.texts``.
 """
 
 from __future__ import annotations
@@ -13,11 +14,9 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.render import controls
-
 from bot.render import messages as render
-
 from bot.render import repo as render_repo
+from bot.render import texts
 from bot.slack.commands import RepoCommand
 from bot.config import Config
 from bot.repos.git import RepoError
@@ -29,10 +28,6 @@ from bot.runs.threads import workspace_dir
 from bot.repos.worktrees import push, summary
 
 log = logging.getLogger(__name__)
-
-NO_ADMINS = ("Nobody may bind a repository from Slack: FLOWER_ADMINS is empty. Whoever runs this bot can "
-             "set FLOWER_ADMINS to member IDs, or bind by hand in FLOWER_HOME/repos.json.")
-
 
 class RepoIntake:
     """``/repo`` and the repository buttons of one bot."""
@@ -51,54 +46,44 @@ class RepoIntake:
             await self.outbox.send(key, "repo", f"repo:{stamp}", shown["text"], shown.get("blocks"))
             return
         if user not in self.config.admins:
-            note = NO_ADMINS if not self.config.admins else (
-                f"Sorry {render.mention(user)}, only admins (FLOWER_ADMINS) may bind a repository to a channel.")
+            note = texts.NO_ADMINS if not self.config.admins else texts.ADMINS_ONLY.format(who=render.mention(user))
             await ephemeral(self.client, key.channel, user, note, thread_ts=key.thread_ts)
             return
         try:
             binding = await asyncio.to_thread(self.bindings.bind, key.channel, said.source, said.base)
         except RepoError as exc:
-            await self.outbox.send(key, "repo", f"repo:{stamp}", f":x: Not bound: {exc}")
+            await self.outbox.send(key, "repo", f"repo:{stamp}", texts.NOT_BOUND_ERROR.format(error=exc))
             return
         shown = render_repo.binding_message(binding, changed=True)
         await self.outbox.send(key, "repo", f"repo:{stamp}", shown["text"], shown["blocks"])
 
-    async def click(self, body: dict[str, Any], *, action: str) -> None:
-        """Push branch (allowed users only) or Diff as file, for the thread the button names."""
-        user, channel = body["user"]["id"], body["channel"]["id"]
-        key = controls.parse_thread_value(body["actions"][0].get("value", ""))
-        if key is None or key.channel != channel:
-            return
-        if not (self.config.user_allowed(user) and self.config.channel_allowed(channel)):
-            await ephemeral(self.client, channel, user, render.refusal(user)["text"], thread_ts=key.thread_ts)
-            return
+    async def click(self, key: ThreadKey, user: str, channel: str, *, action: str) -> None:
+        """Push branch or Diff as file, for ``key``'s thread (named by the button, allowed by the gate)."""
         try:
             wt = await asyncio.to_thread(thread_worktree, workspace_dir(self.config.home, key))
             if wt is None:
-                raise RepoError("this thread's worktree is gone (cleaned up, or started over); its branch is "
-                                "still in the repository. Push it from there with git.")
+                raise RepoError(texts.WORKTREE_GONE)
             if action == render_repo.PUSH_ACTION:
                 await self._push(key, user, wt)
             else:
                 await self._upload_diff(key, channel, wt)
         except RepoError as exc:
-            await self.outbox.send(key, "repo", f"repo-click:{action}:{time.time()}", f":x: {exc}")
+            await self.outbox.send(key, "repo", f"repo-click:{action}:{time.time()}",
+                                   texts.REPO_ERROR.format(error=exc))
 
     async def _upload_diff(self, key: ThreadKey, channel: str, wt: Any) -> None:
         result = await asyncio.to_thread(summary, wt)
         try:
             await self.client.files_upload_v2(
-                channel=channel, thread_ts=key.thread_ts, content=result.diff or "(no changes)\n",
-                filename=f"{wt.branch.replace('/', '-')}.diff", title=f"Diff of {wt.branch}")
+                channel=channel, thread_ts=key.thread_ts, content=result.diff or texts.NO_CHANGES,
+                filename=f"{wt.branch.replace('/', '-')}.diff", title=texts.DIFF_TITLE.format(branch=wt.branch))
         except SLACK_FAILED as exc:  # say so in the thread, not in a log only
-            raise RepoError(f"the diff could not be uploaded ({exc}). Press Diff again in a moment, or run "
-                            "`git diff` in the thread's worktree.") from exc
+            raise RepoError(texts.DIFF_NOT_UPLOADED.format(error=exc)) from exc
 
     async def _push(self, key: ThreadKey, user: str, wt: Any) -> None:
         binding = await asyncio.to_thread(self.bindings.get, key.channel)
         if binding is None:
-            raise RepoError("this channel is no longer bound to a repository, so there is nowhere to push. "
-                            "Bind it again with `@flower /repo`.")
+            raise RepoError(texts.NOWHERE_TO_PUSH)
         remote = await asyncio.to_thread(push, binding, wt)
         await self.outbox.send(key, "repo", f"pushed:{wt.branch}:{time.time()}",
-                               f":rocket: {render.mention(user)} pushed `{wt.branch}` to `{remote}`.")
+                               texts.PUSHED.format(who=render.mention(user), branch=wt.branch, remote=remote))

@@ -3,8 +3,9 @@
 Slack redelivers an event only for a short while, so a reply posted during a longer stop would be
 lost. At start the bot reads each recent thread from its ``last_seen_ts`` on
 (``conversations.replies``, scopes channels:history / groups:history) and hands every person's
-message to ``Intake.message``, the same path as a live reply: claimed by channel+ts first, so a
-late redelivery of the same message is not acted on twice. A Slack that cannot be reached yet (a
+message to ``Intake.message`` the way bolt hands a live reply: through the gate's checks
+(``Gate.admit_reply``: people only, claimed by channel+ts, allowed people only), so a late
+redelivery of the same message is not acted on twice. A Slack that cannot be reached yet (a
 machine that just booted) is waited for.
 """
 
@@ -19,8 +20,9 @@ from typing import Any, Protocol
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.slack.middleware import Gate
 from bot.slack.outbox import UNREACHABLE, backoff_s
-from bot.store.bot_store import BotStore, Thread
+from bot.store.bot_store import BotStore, Thread, ThreadKey
 
 log = logging.getLogger(__name__)
 
@@ -31,9 +33,9 @@ FIRST_WAIT_S = 2.0  # Slack unreachable at start: try again, backing off to once
 
 
 class MessageIntake(Protocol):
-    """The one ``Intake`` method used here: a plain message event."""
+    """The one ``Intake`` method used here: a person's reply in a thread the bot runs."""
 
-    async def message(self, body: dict[str, Any], event: dict[str, Any]) -> None: ...
+    async def message(self, key: ThreadKey, event: dict[str, Any]) -> None: ...
 
 
 async def recent_threads(store: BotStore, *, within_s: float = RECENT_S, now: float | None = None) -> list[Thread]:
@@ -62,10 +64,10 @@ def missed(thread: Thread, messages: list[dict[str, Any]]) -> list[dict[str, Any
         ts = _num(m.get("ts"))
         if ts is None or ts <= since or m.get("ts") == thread.key.thread_ts:
             continue
-        if m.get("subtype") not in (None, "file_share") or m.get("bot_id") or not m.get("user"):
-            continue  # edits, joins, the bot's own posts: never a person's words (as Intake.message)
-        out.append({"type": "message", **m, "channel": thread.key.channel,
-                    "thread_ts": m.get("thread_ts") or thread.key.thread_ts})
+        event = {"type": "message", **m, "channel": thread.key.channel,
+                 "thread_ts": m.get("thread_ts") or thread.key.thread_ts}
+        if Gate.is_person_reply(event):  # edits, joins, the bot's own posts: never a person's words
+            out.append(event)
     return sorted(out, key=lambda e: _num(e["ts"]) or Decimal(0))
 
 
@@ -105,11 +107,12 @@ async def _read_back(client: AsyncWebClient, thread: Thread) -> list[dict[str, A
             return None
 
 
-async def catch_up(threads: list[Thread], *, client: AsyncWebClient, intake: MessageIntake) -> int:
-    """Feed each thread's missed replies to ``intake`` in order; return how many were fed.
+async def catch_up(threads: list[Thread], *, client: AsyncWebClient, gate: Gate, intake: MessageIntake) -> int:
+    """Feed each thread's missed replies through ``gate`` to ``intake`` in order; return how many were fed.
 
     A thread Slack will not show (deleted, the bot removed from the channel, a missing scope) is
-    logged and skipped: the others still catch up. Bot posts and subtypes are dropped by the intake.
+    logged and skipped: the others still catch up. A reply claimed already (a live redelivery
+    came first) or from someone not allowed is stopped by the gate, as a live one would be.
     """
     fed = 0
     for thread in threads:
@@ -117,7 +120,9 @@ async def catch_up(threads: list[Thread], *, client: AsyncWebClient, intake: Mes
         if messages is None:
             continue
         for event in missed(thread, messages):
-            await intake.message({"team_id": thread.key.team}, event)
+            key = await gate.admit_reply({"team_id": thread.key.team}, event)
+            if key is not None:
+                await intake.message(key, event)
             fed += 1
     if fed:
         log.info("caught up on %d message(s) said while the bot was stopped", fed)

@@ -1,8 +1,7 @@
 """What each incoming mention, thread reply or click means, decided once and acted on.
 
-Called by ``bot.slack.app``'s listeners after bolt acked. Everything is claimed in ``bot.db`` first
-(event id, then channel+ts: a mention in a thread arrives as ``app_mention`` and ``message``), so
-a redelivery or the pair is handled once, across restarts too.
+Called by ``bot.slack.app``'s listeners once bolt's middleware (``bot.slack.middleware``) let the
+event through: claimed once, from a person allowed here, naming a thread or question that exists.
 """
 
 from __future__ import annotations
@@ -14,8 +13,7 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.render import controls
-
+from bot.render import controls, texts
 from bot.render import messages as render
 from bot.runs.transport import Answers
 from bot.slack.commands import parse, parse_repo
@@ -29,10 +27,6 @@ from engine import Answer
 
 log = logging.getLogger(__name__)
 
-EMPTY_MENTION = "Tell me what to do in one sentence, e.g. `@flower write a script that converts md to html`."
-ASK_WHAT = ":recycle: Archived the last run. What should I do now? Reply here with one sentence."
-
-
 class Intake:
     """The bot's reactions to people: start, answer, interrupt, wake, /new, Stop, Start over."""
 
@@ -42,30 +36,11 @@ class Intake:
         self.outbox, self.jobs, self.answers = outbox, jobs, answers
         self.repo = RepoIntake(config=config, client=client, outbox=outbox)
 
-    def _allowed(self, user: str, channel: str) -> bool:
-        return self.config.user_allowed(user) and self.config.channel_allowed(channel)
-
-    def _refusal(self, user: str, channel: str) -> str:
-        return render.refusal(user, reason="user" if not self.config.user_allowed(user) else "channel")["text"]
-
-    async def _claim(self, body: dict[str, Any], event: dict[str, Any]) -> bool:
-        event_id = body.get("event_id")
-        if event_id and not await self.store.claim_event(event_id):
-            return False
-        return await self.store.claim_message(event["channel"], event["ts"])
-
     # -- events --------------------------------------------------------------------------------
 
-    async def mention(self, body: dict[str, Any], event: dict[str, Any]) -> None:
-        """``@bot …``: a new thread starts a run; in a known thread it is a reply."""
-        if not await self._claim(body, event):
-            return
+    async def mention(self, key: ThreadKey, event: dict[str, Any]) -> None:
+        """``@bot …`` in ``key``'s thread: a new thread starts a run; in a known thread it is a reply."""
         user, channel, ts = event.get("user", ""), event["channel"], event["ts"]
-        key = ThreadKey(body.get("team_id") or event.get("team", ""), channel, event.get("thread_ts") or ts)
-        await self.store.touch_seen(key, ts)  # a known thread: the start-up read back begins after it
-        if not self._allowed(user, channel):
-            await ephemeral(self.client, channel, user, self._refusal(user, channel), thread_ts=event.get("thread_ts"))
-            return
         repo = parse_repo(event.get("text", ""))
         if repo is not None:  # `@flower /repo …`: the channel's repository, answered in the thread
             await self.repo.command(key, user, repo)
@@ -77,7 +52,7 @@ class Intake:
             if said.text:
                 await self.begin(key, said.text, user, ts, new=said.new)
             else:
-                await self.outbox.send(key, "hint", f"hint:{channel}:{ts}", EMPTY_MENTION)
+                await self.outbox.send(key, "hint", f"hint:{channel}:{ts}", texts.EMPTY_MENTION)
         await self._files_note(key, event)
 
     async def _files_note(self, key: ThreadKey, event: dict[str, Any]) -> None:
@@ -90,19 +65,8 @@ class Intake:
         note = render.attachments_note(names, str(self.jobs.workspace(key)) if known else None)
         await self.outbox.send(key, "files", f"files:{key.channel}:{event['ts']}", note)
 
-    async def message(self, body: dict[str, Any], event: dict[str, Any]) -> None:
-        """A plain message: only a reply in a thread the bot runs counts; the rest is ignored."""
-        if event.get("subtype") not in (None, "file_share") or event.get("bot_id") or not event.get("thread_ts") \
-                or not event.get("user"):
-            return  # edits, joins, other bots, top-level chatter: never ours to answer
-        key = ThreadKey(body.get("team_id") or event.get("team", ""), event["channel"], event["thread_ts"])
-        if await self.store.get_thread(key) is None or not await self._claim(body, event):
-            return
-        await self.store.touch_seen(key, event["ts"])  # bot.slack.catchup reads the thread back from here
-        if not self._allowed(event["user"], event["channel"]):
-            await ephemeral(self.client, event["channel"], event["user"],
-                            self._refusal(event["user"], event["channel"]), thread_ts=event["thread_ts"])
-            return
+    async def message(self, key: ThreadKey, event: dict[str, Any]) -> None:
+        """A person's reply in ``key``'s thread, one the bot runs: their words, and any files."""
         await self.words(key, event.get("text", ""), event["user"], event["ts"])
         await self._files_note(key, event)
 
@@ -149,7 +113,7 @@ class Intake:
         await self.jobs.stop(key)
         for q in await self.store.close_questions(key):  # the old run's questions no longer take answers
             if q.message_ts:
-                shown = render.closed_question_message(q.text, "Closed: the thread started over.", asked_by=q.asked_by)
+                shown = render.closed_question_message(q.text, texts.CLOSED_STARTED_OVER, asked_by=q.asked_by)
                 await edit(self.client, key.channel, q.message_ts, shown["text"], shown["blocks"])
         if ts:
             await react(self.client, key.channel, ts)
@@ -164,7 +128,8 @@ class Intake:
         except Exception as exc:  # nothing to archive yet is fine: the next words start fresh anyway
             log.info("archive of %s: %s", folder_name(key), exc)
         await self.store.set_state(key, "idle")
-        await self.outbox.send(key, "ask_what", f"ask_what:{folder_name(key)}:{ts or user}:{time.time()}", ASK_WHAT)
+        await self.outbox.send(key, "ask_what", f"ask_what:{folder_name(key)}:{ts or user}:{time.time()}",
+                               texts.ASK_WHAT)
 
     async def _answered(self, q: StoredQuestion, answer: str, user: str) -> None:
         delivered = self.answers.deliver(q.thread, q.question_key, Answer("answered", answer, by=user))
@@ -178,26 +143,16 @@ class Intake:
 
     # -- clicks --------------------------------------------------------------------------------
 
-    async def answer_click(self, body: dict[str, Any], ack: Callable[[], Awaitable[Any]]) -> None:
-        """An option button: the first answer wins; a late or second click gets an ephemeral note.
+    async def answer_click(self, q: StoredQuestion, option: int, user: str, channel: str, thread_ts: str | None,
+                           ack: Callable[[], Awaitable[Any]]) -> None:
+        """Option ``option`` of ``q`` clicked: the first answer wins; a late or second click gets an
+        ephemeral note.
 
         The answer is in ``bot.db`` before the click is acked: Slack never redelivers a click, so
         an acked click must not be lost by a kill. Killed before that, the person sees the click
         fail in Slack and clicks again.
         """
-        action, user = body["actions"][0], body["user"]["id"]
-        channel = body["channel"]["id"]
-        thread_ts = (body.get("message") or {}).get("thread_ts")
-        parsed = render.parse_answer_value(action.get("value", ""))
-        q = await self.store.get_question(parsed[0]) if parsed is not None else None
-        if parsed is None or q is None or parsed[1] >= len(q.options) or q.thread.channel != channel:
-            await ack()
-            return
-        if not self._allowed(user, channel):
-            await ack()
-            await ephemeral(self.client, channel, user, self._refusal(user, channel), thread_ts=thread_ts)
-            return
-        answer = q.options[parsed[1]]
+        answer = q.options[option]
         won = await self.store.answer_question(q.id, answer, user)
         await ack()
         if not won:
@@ -208,15 +163,8 @@ class Intake:
             return
         await self._answered(q, answer, user)
 
-    async def control_click(self, body: dict[str, Any], *, stop: bool) -> None:
-        """Stop or Start over on a status message."""
-        action, user = body["actions"][0], body["user"]["id"]
-        key = controls.parse_thread_value(action.get("value", ""))
-        if key is None or key.channel != body["channel"]["id"]:
-            return
-        if not self._allowed(user, key.channel):
-            await ephemeral(self.client, key.channel, user, self._refusal(user, key.channel), thread_ts=key.thread_ts)
-            return
+    async def control_click(self, key: ThreadKey, user: str, *, stop: bool) -> None:
+        """Stop or Start over on ``key``'s status message."""
         if stop:
             await self.jobs.stop(key)
         else:

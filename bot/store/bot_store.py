@@ -171,6 +171,33 @@ class BotStore(QuestionsMixin, QueuesMixin):
         return await self._changed(
             "INSERT OR IGNORE INTO messages (channel, ts, at) VALUES (?, ?, ?)", channel, ts, self._now())
 
+    async def claim(self, key: ThreadKey, ts: str, *, event_id: str | None, known_thread: bool) -> bool:
+        """``claim_event``, ``claim_message`` and ``touch_seen`` of one event in one transaction.
+
+        True when the event (``event_id``, if any) and the message (``key``'s channel + ``ts``)
+        were both unclaimed; the thread's ``last_seen_ts`` then moves to ``ts``. With
+        ``known_thread`` nothing is claimed unless the thread is stored. One transaction is one
+        fsync: this runs before bolt acks. A ``ts`` that is not Slack's raises before any claim.
+        """
+        return await self._run(self._claim, ThreadKey(*key), ts, _ts(ts), event_id, known_thread)
+
+    def _claim(self, conn: sqlite3.Connection, key: ThreadKey, ts: str, new: Decimal, event_id: str | None,
+               known_thread: bool) -> bool:
+        now = self._now()
+        with immediate(conn):
+            row = conn.execute(f"SELECT last_seen_ts FROM threads WHERE {_THREAD}", key).fetchone()
+            if known_thread and row is None:
+                return False
+            if event_id and not conn.execute("INSERT OR IGNORE INTO events (event_id, at) VALUES (?, ?)",
+                                              (event_id, now)).rowcount:
+                return False  # the event's claim stays, as with claim_event alone
+            if not conn.execute("INSERT OR IGNORE INTO messages (channel, ts, at) VALUES (?, ?, ?)",
+                                (key.channel, ts, now)).rowcount:
+                return False
+            if row is not None and (row[0] is None or _ts(row[0]) < new):
+                conn.execute(f"UPDATE threads SET last_seen_ts = ? WHERE {_THREAD}", (ts, *key))
+            return True
+
     async def prune_events(self, older_than_s: float) -> int:
         """Forget event and message claims older than ``older_than_s`` seconds; return how many.
 

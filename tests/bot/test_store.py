@@ -132,6 +132,26 @@ async def test_claims_are_once_even_across_a_restart(store: BotStore, clock: Clo
     again.close()
 
 
+async def test_one_claim_does_event_then_message_then_last_seen(store: BotStore) -> None:
+    reply = "1712345678.000200"
+    assert not await store.claim(T1, reply, event_id="Ev1", known_thread=True)  # not a thread of ours
+    assert await store.claim_event("Ev1") and await store.claim_message(T1.channel, reply)  # so nothing was claimed
+    await store.upsert_thread(T1, workspace="w")
+    assert await store.claim(T1, "1712345678.000300", event_id="Ev2", known_thread=True)
+    assert (await store.get_thread(T1)).last_seen_ts == "1712345678.000300"
+    assert not await store.claim(T1, "1712345678.000300", event_id="Ev3", known_thread=True)  # the pair's twin
+    assert not await store.claim_event("Ev3")  # its event id stays claimed, as claim_event alone would
+    assert not await store.claim(T1, "1712345678.000400", event_id="Ev2", known_thread=True)  # a redelivery
+    assert await store.claim_message(T1.channel, "1712345678.000400")  # ...claims no message
+    assert await store.claim(T2, T2.thread_ts, event_id=None, known_thread=False)  # a new mention: no thread yet
+    assert await store.get_thread(T2) is None
+    assert await store.claim(T1, "1712345678.000250", event_id=None, known_thread=True)  # older: claimed, not seen
+    assert (await store.get_thread(T1)).last_seen_ts == "1712345678.000300"
+    with pytest.raises(StoreError, match=r"'junk' is not a Slack message ts"):
+        await store.claim(T1, "junk", event_id="Ev9", known_thread=True)
+    assert await store.claim_event("Ev9")  # refused before anything was claimed
+
+
 async def test_concurrent_claims_have_one_winner(db: Path, clock: Clock) -> None:
     stores = [BotStore(db, clock=clock) for _ in range(3)]
     wins = await asyncio.gather(*(s.claim_event(f"Ev{i % 10}") for i in range(60) for s in stores))

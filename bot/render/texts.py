@@ -1,0 +1,160 @@
+"""Every sentence the bot says in Slack, in English: the language catalogue.
+
+Constants and ``str.format`` strings with named fields, grouped by where they appear, as bolt keeps
+its messages in ``slack_bolt/logger/messages.py``. Sentences only: the render functions
+(``bot.render``) and the intakes fill the fields, escape what people and the engine wrote, and
+build the Block Kit around them. Mrkdwn marks (``*bold*``, ``_italic_``, backticks) are part of a
+sentence. A count-dependent phrase is a pair ``(one, other)``. A later language (``zh``) is a
+second module with the same names.
+"""
+
+from __future__ import annotations
+
+# -- Who and where, inside other sentences ---------------------------------------------------
+
+SOMEONE = "someone"  # a question answered or a branch pushed by nobody we can name
+WORKSPACE = "Workspace: `{path}`"
+EMPTY = "(empty)"  # an empty answer, an empty button label
+
+# -- The first reply to a request, and a run's last word -------------------------------------
+
+STARTED = "🌱 *Started.* I'll ask here if anything is unclear; progress shows in the status below."
+QUEUED = ("🕒 *Queued* — number {position} in line. It starts when a running job finishes; "
+          "you'll see the status here.")
+SUMMARY_ACHIEVED = "🌸 *Done: the goal is achieved.*"
+SUMMARY_NOT_ACHIEVED = "❌ *Ended without achieving the goal.*"
+ROUNDS = ("{n} round", "{n} rounds")
+
+# -- The status message of a run, edited in place --------------------------------------------
+
+STATUS_STATE = {
+    "idle": "💤 Idle", "queued": "🕒 Queued", "running": "⏳ Running", "waiting": "💬 Waiting for an answer",
+    "done": "✅ Done", "failed": "❌ Failed", "stopped": "⏹️ Stopped", "parked": "⏸️ Parked: waiting for an answer",
+}
+STATUS_STEP = "step *{step}*"
+STATUS_STARTING = "starting"
+STATUS_ROUND = "round {round}"
+STATUS_CONTEXT = "context {tokens}"
+STOP_BUTTON = "Stop"
+START_OVER_BUTTON = "Start over"
+
+# -- A question, and how it closed -----------------------------------------------------------
+
+QUESTION_HEAD = "❓ *Question*"
+QUESTION_FROM = " from _{who}_"  # the role or step that asked, after QUESTION_HEAD
+QUESTION_FALLBACK = "Question: {text}"
+QUESTION_OPTION = "{n}. {option}"  # the options listed in full under the question
+REPLY_HINT = "Reply in this thread to answer in your own words"
+ANSWER_LEAD = "✅ "
+ANSWERED_BY = "answered by {who}"
+ANSWERED_FALLBACK = "Question: {text} — answered: {answer}"
+CLOSED = "⏱️ {note}"
+CLOSED_FALLBACK = "Question: {text} — {outcome}"
+NO_ANSWER_IN_TIME = "No answer in time."
+CLOSED_STARTED_OVER = "Closed: the thread started over."
+
+# -- A question's deadline: the note under it, and what happens when it passes ---------------
+
+WAIT = "{n:g} {unit}"
+WAIT_UNIT = {"hour": ("hour", "hours"), "minute": ("minute", "minutes"), "second": ("second", "seconds")}
+DEADLINE_DEFAULT = "If nobody answers within {wait}, I'll go on with {default}."
+DEADLINE_PARKS = "If nobody answers within {wait}, the run is parked until somebody does."
+WITHIN = " in {wait}"
+WITHIN_TIME = " in time"
+MOVED_ON_CLOSED = "Closed without an answer: the run moved on."
+MOVED_ON = "⏱️ The question above was closed without an answer: the run moved on. Reply here to steer it."
+DEFAULT_TAKEN_CLOSED = "No answer{within}: going on with {default}."
+DEFAULT_TAKEN = "⏱️ No answer{within}: going on with *{default}*."
+PARKED = ("⏸️ Parked: nobody answered the question above{within}, and the run cannot go on without it. "
+          "Answer it (a button, or a reply in this thread) and the run picks up where it stopped; "
+          "`/new` starts over instead.")
+
+# -- Notes only one person sees: refusals, late clicks ---------------------------------------
+
+REFUSED_USER = ("Sorry {who}, you're not on this bot's list of allowed users. Ask whoever runs "
+                "it to add your member ID to FLOWER_ALLOWED_USERS.")
+REFUSED_CHANNEL = ("Sorry {who}, I don't take requests in this channel. Ask in an allowed channel, "
+                   "or ask whoever runs this bot to add this channel's ID to FLOWER_ALLOWED_CHANNELS.")
+ALREADY_ANSWERED = "This question was already answered by {who}: *{answer}*"
+QUESTION_CLOSED = "This question is closed: the run is no longer waiting for an answer."
+
+# -- The thread's answers to what was said (bot.slack.intake) --------------------------------
+
+EMPTY_MENTION = "Tell me what to do in one sentence, e.g. `@flower write a script that converts md to html`."
+ASK_WHAT = ":recycle: Archived the last run. What should I do now? Reply here with one sentence."
+ATTACHMENTS = ("📎 I don't open attachments ({names}): paste the part that matters here{where} "
+               "and say so. Any words you wrote with it are taken as usual.")
+ATTACHMENTS_WHERE = " or copy it into the workspace (`{path}`)"
+
+# -- Progress notices: wake banner, verdicts, handoffs, retries, offline ---------------------
+
+WAKE_HEAD = "↩️ *Picking up where this left off* — {facts}"
+WAKE_CONFIRMED = "requirement confirmed"
+WAKE_CHECKS = ("goal with {n} check", "goal with {n} checks")
+WAKE_CONTEXT = "work context {tokens}"
+WAKE_NUMBER = "wake #{n}"
+WAKE_RESUMING = "Resuming: {steps}"
+VERDICT_HEAD = {
+    "achieved": "✅ *Round {round}: goal achieved.*",
+    "not_yet": "🔁 *Round {round}: not yet.*",
+    "unreachable": "⛔ *Round {round}: the judge says the goal can't be reached or verified here.*",
+}
+VERDICT_UNCLEAR = "❔ *Round {round}: no clear verdict, counted as not yet.*"
+FAILED_CHECKS = "Failed checks:"
+CHOOSE_BELOW = "Choose below what to do next."
+CONTEXT_OF = " of {window}"
+CONTEXT_NEAR = "🧠 Context is at {size}{of}"
+CONTEXT_NEAR_AT = "; a handoff comes at {at}."
+CONTEXT_FULL = "📝 Context is full ({size}{of}): writing a handoff, then a fresh session takes over."
+HANDOFF_DEGRADED = ("🔄 Handoff written from what is on disk (the session could not write it); a fresh "
+                    "session takes over.")
+HANDOFF_DONE = "🔄 Handoff written; a fresh session takes over."
+HANDOFF_PATH = "Handoff: `{path}`"
+RETRY = "⚠️ The model is unavailable{why}, try {attempt}/{max_attempts}; retrying the same session in {delay}."
+RETRY_WHY = " ({kind})"
+OFFLINE = "📡 Can't reach {host}:{port} — waited {waited} so far; the run continues when it's back."
+UNVERIFIABLE = "⚠️ {count}/{total} checks of the goal can't be verified here."
+UNVERIFIABLE_SEE = "See `{path}`"
+
+# -- Durations: two units at most ------------------------------------------------------------
+
+DAYS = "{d}d {h:02d}h"
+HOURS = "{h}h {m:02d}m"
+MINUTES = "{m}m {s:02d}s"
+SECONDS = "{s}s"
+
+# -- Channel repositories: /repo, the branch a thread made, Push and Diff --------------------
+
+BOUND_NOW = ":link: *This channel is now bound to a repository.*"
+BOUND = ":link: *This channel's repository*"
+BINDING = "Source: `{source}`\nBase branch: `{base}`\nPath: `{path}`"
+BINDING_FALLBACK = "{head} Source: {source} · base {base} · path {path}"
+BINDING_TAIL = "Each new thread here works on its own branch in its own worktree."
+NOT_BOUND = "This channel is not bound to a repository: threads work in plain folders. {how}"
+HOW_TO_BIND = "Bind one with `@flower /repo <path or git URL> [base branch]`."
+NO_ADMINS_TO_BIND = "Only admins (FLOWER_ADMINS) can bind one from Slack; none are set, so add one, or edit repos.json."
+NO_ADMINS = ("Nobody may bind a repository from Slack: FLOWER_ADMINS is empty. Whoever runs this bot can "
+             "set FLOWER_ADMINS to member IDs, or bind by hand in FLOWER_HOME/repos.json.")
+ADMINS_ONLY = "Sorry {who}, only admins (FLOWER_ADMINS) may bind a repository to a channel."
+NOT_BOUND_ERROR = ":x: Not bound: {error}"
+REPO_ERROR = ":x: {error}"
+BRANCH_HEAD = ":seedling: *Branch `{branch}`*"
+NO_COMMITS = "_no commits yet_"
+EARLIER_COMMITS = "_… {n} earlier commit(s)_"
+UNCOMMITTED = ":warning: {n} uncommitted file(s) are not in the branch."
+BRANCH_FALLBACK = "Branch {branch}: {n} commit(s). {diffstat}"
+PUSH_BUTTON = "Push branch"
+DIFF_BUTTON = "Diff as file"
+WORKTREE_GONE = ("this thread's worktree is gone (cleaned up, or started over); its branch is "
+                 "still in the repository. Push it from there with git.")
+NOWHERE_TO_PUSH = ("this channel is no longer bound to a repository, so there is nowhere to push. "
+                   "Bind it again with `@flower /repo`.")
+PUSHED = ":rocket: {who} pushed `{branch}` to `{remote}`."
+DIFF_TITLE = "Diff of {branch}"
+NO_CHANGES = "(no changes)\n"  # the uploaded diff when the branch changed nothing
+DIFF_NOT_UPLOADED = ("the diff could not be uploaded ({error}). Press Diff again in a moment, or run "
+                     "`git diff` in the thread's worktree.")
+
+# -- Long text cut for Slack -----------------------------------------------------------------
+
+MORE_NOT_SHOWN = "_… {left:,} more characters not shown._"

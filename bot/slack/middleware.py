@@ -1,0 +1,154 @@
+"""What reaches ``Intake``, as bolt middleware: people only, each event once, allowed people only.
+
+``bot.slack.app`` registers them in this order (bolt's own self-event filter runs first and drops
+the bot's own posts):
+
+- ``people_only`` (global): a ``message`` event counts only as a person's reply in a thread;
+  edits, joins, deletions (``message_changed`` fires for our own ``chat.update`` too), other bots
+  and top-level chatter are acked and dropped.
+- ``claim_once`` (``app_mention``, ``message``): the event is claimed in ``bot.db`` (event id, then
+  channel+ts), so a redelivery or the app_mention + message pair of one mention is handled once,
+  across restarts too; the thread's ``last_seen_ts`` moves on (refused or not: catch-up reads back
+  from there). ``context["thread"]`` is the thread.
+- ``names_thread`` / ``names_question`` (buttons): what the button acts on, in ``context``; a
+  malformed button, or one from another channel, is acked and dropped.
+- ``allow_list`` (every listener, last): someone not allowed here gets an ephemeral refusal and
+  nothing else happens.
+
+A middleware that stops returns ``await ack()``: bolt then answers Slack 200 (without it the
+answer is a 404, and over HTTP Slack would retry). Middleware runs before bolt acks, so the claim
+is one SQLite transaction (``BotStore.claim``: one fsync), and the refusal is posted after the
+ack by bolt's lazy listener runner. A failure here reaches the app's error handler and Slack gets
+no ack, so it delivers the event again.
+
+Catch-up (``bot.slack.catchup``) reads missed replies without bolt: ``admit_reply`` is the
+``message`` listener's chain, the same functions in the same order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from slack_bolt.context.ack.async_ack import AsyncAck
+from slack_bolt.context.async_context import AsyncBoltContext
+from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_bolt.response import BoltResponse
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.config import Config
+from bot.render import controls
+from bot.render import messages as render
+from bot.slack.outbox import ephemeral
+from bot.store.bot_store import BotStore, ThreadKey
+
+__all__ = ["Gate"]
+
+Next = Callable[[], Awaitable[None]]  # bolt's ``next``: the request goes on to the next middleware
+
+
+class Gate:
+    """The checks before ``Intake`` reads an event, as plain functions and as bolt middleware."""
+
+    def __init__(self, *, config: Config, store: BotStore, client: AsyncWebClient) -> None:
+        self.config, self.store, self.client = config, store, client
+
+    # -- the checks (catch-up calls them without bolt) ----------------------------------------
+
+    @staticmethod
+    def is_person_reply(event: dict[str, Any]) -> bool:
+        """True for a person's message in a thread: no subtype but a file share, no bot, a user."""
+        return (event.get("subtype") in (None, "file_share") and not event.get("bot_id")
+                and bool(event.get("thread_ts")) and bool(event.get("user")))
+
+    async def claim(self, body: dict[str, Any], event: dict[str, Any]) -> ThreadKey | None:
+        """Claim a mention or a reply once and move its thread's ``last_seen_ts``; its thread.
+
+        None when it was claimed before, or when a reply is not in a thread the bot runs: that
+        one is not claimed, so the app_mention of a mention there still is.
+        """
+        key = ThreadKey(body.get("team_id") or event.get("team", ""), event["channel"],
+                        event.get("thread_ts") or event["ts"])
+        # event id, then channel+ts, then last_seen_ts (the start-up read back begins after it)
+        claimed = await self.store.claim(key, event["ts"], event_id=body.get("event_id"),
+                                         known_thread=event.get("type") != "app_mention")
+        return key if claimed else None
+
+    def refusal(self, user: str, channel: str) -> str | None:
+        """The ephemeral text for someone who may not start or steer runs here; None when they may."""
+        if not self.config.user_allowed(user):
+            return render.refusal(user, reason="user")["text"]
+        if not self.config.channel_allowed(channel):
+            return render.refusal(user, reason="channel")["text"]
+        return None
+
+    async def admit_reply(self, body: dict[str, Any], event: dict[str, Any]) -> ThreadKey | None:
+        """A reply's thread when ``Intake.message`` should read it: ``people_only``, ``claim_once``
+        and ``allow_list`` in the order bolt runs them, the refusal posted here and then."""
+        if not self.is_person_reply(event):
+            return None
+        key = await self.claim(body, event)
+        if key is None:
+            return None
+        refusal = self.refusal(event["user"], event["channel"])
+        if refusal is not None:
+            await ephemeral(self.client, event["channel"], event["user"], refusal, thread_ts=event["thread_ts"])
+            return None
+        return key
+
+    # -- bolt middleware ----------------------------------------------------------------------
+
+    async def people_only(self, body: dict[str, Any], ack: AsyncAck, next: Next) -> BoltResponse | None:
+        """Global: drop every ``message`` event that is not a person's reply in a thread."""
+        event = body.get("event") or {}
+        if body.get("type") == "event_callback" and event.get("type") == "message" \
+                and not self.is_person_reply(event):
+            return await ack()
+        return await next()
+
+    async def claim_once(self, body: dict[str, Any], event: dict[str, Any], context: AsyncBoltContext,
+                         ack: AsyncAck, next: Next) -> BoltResponse | None:
+        """Events: go on only the first time, with the thread in ``context["thread"]``."""
+        key = await self.claim(body, event)
+        if key is None:
+            return await ack()
+        context["thread"] = key
+        return await next()
+
+    async def names_thread(self, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext,
+                           ack: AsyncAck, next: Next) -> BoltResponse | None:
+        """Stop, Start over, Push, Diff: the thread in the button's value, in ``context["thread"]``."""
+        key = controls.parse_thread_value(action.get("value", ""))
+        if key is None or key.channel != body["channel"]["id"]:
+            return await ack()
+        context["thread"] = key
+        return await next()
+
+    async def names_question(self, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext,
+                             ack: AsyncAck, next: Next) -> BoltResponse | None:
+        """An answer button: its stored question and option index, in ``context``."""
+        parsed = render.parse_answer_value(action.get("value", ""))
+        q = await self.store.get_question(parsed[0]) if parsed is not None else None
+        if parsed is None or q is None or parsed[1] >= len(q.options) or q.thread.channel != body["channel"]["id"]:
+            return await ack()
+        context["question"], context["option"] = q, parsed[1]
+        return await next()
+
+    async def allow_list(self, req: AsyncBoltRequest, context: AsyncBoltContext, ack: AsyncAck,
+                         next: Next) -> BoltResponse | None:
+        """Go on for people allowed here; refuse the rest ephemerally, after the ack.
+
+        The refusal goes where the person spoke or clicked: the thread, or the channel for a
+        top-level mention (bolt's ``context.thread_ts``).
+        """
+        user, channel, thread_ts = context.user_id or "", context.channel_id or "", context.thread_ts
+        refusal = self.refusal(user, channel)
+        if refusal is None:
+            return await next()
+
+        async def refuse() -> None:
+            await ephemeral(self.client, channel, user, refusal, thread_ts=thread_ts)
+
+        # bolt's way to start work from middleware that must not hold up the ack (a 429 can take seconds)
+        context.listener_runner.lazy_listener_runner.start(function=refuse, request=req)
+        return await ack()
