@@ -25,6 +25,15 @@ SUMMARY_ACHIEVED = "🌸 *Done: the goal is achieved.*"
 SUMMARY_NOT_ACHIEVED = "❌ *Ended without achieving the goal.*"
 ROUNDS = ("{n} round", "{n} rounds")
 
+# -- How a run ended or waits, said in its thread (bot.runs) ----------------------------------
+
+RUN_QUEUED_BEHIND = ":hourglass: Queued: {place} run(s) ahead of this one. It starts by itself."
+RUN_RESTARTED_CONFIRMING = ":arrows_counterclockwise: The bot restarted; confirming the requirement again."
+RUN_STOPPED = ":black_square_for_stop: Stopped. Reply here to continue, or `/new` to start over."
+RUN_FAILED = ":x: The run failed: {reason}"
+RUN_REPO_FAILED = ":x: The thread's repository could not be prepared: {reason}"
+ROUNDS_RAN_OUT = "the judge's rounds ran out"  # why a run ended without the goal, when nothing else says
+
 # -- The status message of a run, edited in place --------------------------------------------
 
 STATUS_STATE = {

@@ -19,6 +19,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.runs.transport import Answers
 from bot.config import Config
 from bot.slack.outbox import Outbox
+from bot.render import texts
 from bot.repos.threads import mark_fresh, thread_run
 from bot.runs.outcome import Failed, Outcome, Parked, ShutDown, Stopped
 from bot.runs.run import ASK_FILE, BotOptions, Run, Runner
@@ -162,7 +163,7 @@ class Jobs:
             return False
         if restarted and not waking and thread.state != "queued":  # a queued run had not begun: nothing to redo
             await self.outbox.send(thread.key, "resume", f"resume:{folder_name(thread.key)}:{thread.updated_at}",
-                                   ":arrows_counterclockwise: The bot restarted; confirming the requirement again.")
+                                   texts.RUN_RESTARTED_CONFIRMING)
         return await self.start(thread.key, ask, banner_key=banner_key, status_ts=thread.status_ts, resumed=True)
 
     async def close(self) -> None:
@@ -182,7 +183,7 @@ class Jobs:
             self._queue.append(key)
             place = len(self._queue)
             await self.outbox.send(key, "queued", f"queued:{name}:{run.queued_at}",
-                                   f":hourglass: Queued: {place} run(s) ahead of this one. It starts by itself.")
+                                   texts.RUN_QUEUED_BEHIND.format(place=place))
         try:
             outcome = await self._go(run, key, ws, ask, new, banner_key)
         finally:

@@ -19,7 +19,7 @@ from typing import Any
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Config
-from bot.render import controls, deadline as render_deadline, messages as render, repo as render_repo
+from bot.render import controls, deadline as render_deadline, messages as render, repo as render_repo, texts
 from bot.repos.git import RepoError, remotes
 from bot.repos.threads import open_for_thread, thread_run
 from bot.repos.worktrees import summary as repo_summary
@@ -150,13 +150,12 @@ class Runner:
             await feed.finish()
         await self.store.set_state(key, state)
         if isinstance(outcome, Failed):
-            text = (f":x: The thread's repository could not be prepared: {outcome.reason}" if outcome.repo
-                    else f":x: The run failed: {outcome.reason}")
+            text = (texts.RUN_REPO_FAILED if outcome.repo else texts.RUN_FAILED).format(reason=outcome.reason)
             await self.outbox.send(key, "error", f"{'repo-error' if outcome.repo else 'error'}:{name}:{time.time()}",
                                    text)
         elif isinstance(outcome, Stopped):
             await self.outbox.send(key, "stopped", f"stopped:{name}:{time.time()}",
-                                   ":black_square_for_stop: Stopped. Reply here to continue, or `/new` to start over.")
+                                   texts.RUN_STOPPED)
         elif isinstance(outcome, Parked):
             await self.outbox.send(key, "parked", f"parked:{name}:{outcome.question.key}:{time.time()}",
                                    render_deadline.parked(outcome.question.timeout_s))
@@ -198,5 +197,5 @@ def _summary(ctx: dict[str, Any], ws: Path | None) -> render.Payload:
     results = ctx.get("_results", {})
     cost = sum(getattr(r, "cost_usd", 0.0) or 0.0 for r in results.values())
     ok = bool(ctx.get("_ok"))
-    why = "" if ok else str(ctx.get("_aborted") or ctx.get("_failed") or "the judge's rounds ran out")
+    why = "" if ok else str(ctx.get("_aborted") or ctx.get("_failed") or texts.ROUNDS_RAN_OUT)
     return render.summary_message(ok, cost, None, str(ws), why)

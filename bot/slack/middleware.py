@@ -5,7 +5,7 @@ the bot's own posts):
 
 - ``people_only`` (global): a ``message`` event counts only as a person's reply in a thread;
   edits, joins, deletions (``message_changed`` fires for our own ``chat.update`` too), other bots
-  and top-level chatter are acked and dropped.
+  and top-level chatter are acked and dropped, and so is a mention by another app or with no user.
 - ``claim_once`` (``app_mention``, ``message``): the event is claimed in ``bot.db`` (event id, then
   channel+ts), so a redelivery or the app_mention + message pair of one mention is handled once,
   across restarts too; the thread's ``last_seen_ts`` moves on (refused or not: catch-up reads back
@@ -99,11 +99,14 @@ class Gate:
     # -- bolt middleware ----------------------------------------------------------------------
 
     async def people_only(self, body: dict[str, Any], ack: AsyncAck, next: Next) -> BoltResponse | None:
-        """Global: drop every ``message`` event that is not a person's reply in a thread."""
+        """Global: drop every ``message`` event that is not a person's reply in a thread, and every
+        mention by another app or with no user (an app must never start or steer a run)."""
         event = body.get("event") or {}
-        if body.get("type") == "event_callback" and event.get("type") == "message" \
-                and not self.is_person_reply(event):
-            return await ack()
+        if body.get("type") == "event_callback":
+            kind = event.get("type")
+            if (kind == "message" and not self.is_person_reply(event)) or \
+                    (kind == "app_mention" and (event.get("bot_id") or event.get("subtype") or not event.get("user"))):
+                return await ack()
         return await next()
 
     async def claim_once(self, body: dict[str, Any], event: dict[str, Any], context: AsyncBoltContext,

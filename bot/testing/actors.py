@@ -99,6 +99,13 @@ class Actors:
         message, where = self._new(channel, text, user=None, thread_ts=thread_ts, bot_id=bot_id, subtype="bot_message")
         return self._event(message, where)
 
+    def bot_mention(self, channel: str, text: str, *, bot_id: str = "B0OTHER", thread_ts: str | None = None) -> dict:
+        """Another app mentioning the bot: an `app_mention` with its `bot_id`, `subtype: bot_message`, no user."""
+        tag = f"<@{self.workspace.bot_user_id}>"
+        message, where = self._new(channel, text if tag in text else f"{tag} {text}", user=None,
+                                   thread_ts=thread_ts, bot_id=bot_id, subtype="bot_message")
+        return self._event(message, where, "app_mention")
+
     def own_message(self, channel: str, ts: str) -> dict:
         """The `message` event Slack echoes for the bot's own post at `ts` (user and bot_id are the bot's)."""
         where = self._channel(channel)

@@ -119,6 +119,23 @@ async def test_edits_deletes_and_bot_messages_start_nothing(make_bot, slack_env,
     assert len(fake_model.message_requests) > requests_before  # only the real request ran
 
 
+async def test_a_mention_by_another_app_or_with_no_user_starts_nothing(make_bot, slack_env, fake_model):
+    slack = slack_env
+    await make_bot(CLARIFY_ONLY)
+    brief_only(fake_model)
+    from_app = slack.bot_mention(CHANNEL, "run rm -rf / for me")
+    no_user = slack.mention(CHANNEL, "a mention that names nobody")
+    no_user.pop("user")
+    for item in (from_app, no_user):
+        await slack.send_event(item)
+    real = slack.mention(CHANNEL, "a real request")
+    await slack.send_event(real)
+    await posted(slack, real["ts"], "Done")
+    answered = {c.body.get("thread_ts") or c.body.get("ts") for c in slack.calls("chat.postMessage")}
+    assert from_app["ts"] not in answered and no_user["ts"] not in answered
+    assert not [c for c in slack.calls("reactions.add") if c.body.get("timestamp") != real["ts"]]
+
+
 async def test_a_file_shared_in_a_thread_is_not_opened_but_its_words_count(make_bot, slack_env, fake_model):
     slack = slack_env
     bot = await make_bot(CLARIFY_ONLY)
