@@ -72,6 +72,7 @@ class Config:
     socket_idle_s: float = 600.0  # no Socket Mode frame for this long: reconnect (0 turns the watchdog off)
     question_wait_s: float = 1800.0  # then the run goes on with the question's default, or is parked
     agent_env: Mapping[str, str] = field(default_factory=dict)  # what a run's CLI gets (bot.agent_env)
+    allow_everyone: bool = False  # FLOWER_ALLOW_EVERYONE=1: no allow-list is the operator's choice
 
     @property
     def mode(self) -> Mode:
@@ -95,6 +96,12 @@ class Config:
         """True when runs may start in ``channel_id`` (always, with no allow-list)."""
         return not self.allowed_channels or channel_id in self.allowed_channels
 
+    def refuse_if_open(self) -> None:
+        """Raise ``ConfigError`` when nobody is named who may start runs and the operator did not
+        choose to let everyone: the ``flower-bot`` command is closed by default."""
+        if not (self.allowed_users or self.allowed_channels or self.allow_everyone):
+            raise ConfigError(_OPEN)
+
     def __repr__(self) -> str:
         secrets = {"bot_token", "app_token", "signing_secret"}
         parts = []
@@ -112,6 +119,12 @@ class Config:
 
     __str__ = __repr__
 
+
+_OPEN = (
+    "Neither FLOWER_ALLOWED_USERS nor FLOWER_ALLOWED_CHANNELS is set, so every member of every channel "
+    "the bot is in could run commands on this machine. Set FLOWER_ALLOWED_USERS (U… ids) or "
+    "FLOWER_ALLOWED_CHANNELS (C… ids), or FLOWER_ALLOW_EVERYONE=1 to allow that on purpose."
+)
 
 _NO_MODE = (
     "SLACK_APP_TOKEN is not set, and neither is SLACK_SIGNING_SECRET. Set SLACK_APP_TOKEN to an "
@@ -154,7 +167,15 @@ def load_config(environ: Mapping[str, str] | None = None, *, dotenv: str | Path 
         question_wait_s=_seconds(env, "FLOWER_QUESTION_WAIT_S", 1800.0,
                                  fix="how many seconds a question waits for an answer (0: runs never wait)"),
         agent_env=_agent_env(env),
+        allow_everyone=_flag(env, "FLOWER_ALLOW_EVERYONE", fix="to let everyone in the bot's channels start runs"),
     )
+
+
+def _flag(env: dict[str, str], name: str, *, fix: str) -> bool:
+    raw = env.get(name, "0")
+    if raw not in ("0", "1"):
+        raise ConfigError(f"{name} must be 1 or 0; got {raw!r}. Set it to 1 {fix}, or leave it unset.")
+    return raw == "1"
 
 
 def _agent_env(env: dict[str, str]) -> dict[str, str]:

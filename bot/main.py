@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import logging
 import sys
 from dataclasses import dataclass
@@ -100,7 +101,10 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
     ``settle_gc`` freezes what exists once connected (``freeze_gc``), before any run starts: the
     command does it; tests, which start many bots in one process, do not.
     """
-    config.home.mkdir(parents=True, exist_ok=True)
+    config.home.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if config.home.stat().st_mode & 0o077:  # bot.db and every workspace are the bot's alone
+        log.warning("FLOWER_HOME %s was readable by others; made it 0700", config.home)
+        config.home.chmod(0o700)
     client = web_client(config)
     store = BotStore(config.db_path)
     outbox = Outbox(store, client)
@@ -175,6 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         config = load_config()
         config.mode  # noqa: B018 - raises ConfigError when neither token nor secret is set
+        if args != ["cleanup"]:
+            config.refuse_if_open()
     except ConfigError as exc:
         print(f"flower-bot: {exc}", file=sys.stderr)
         return EXIT_CONFIG
@@ -184,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"removed {path}")
         print(f"{len(removed)} worktree(s) removed; branches kept.")
         return 0
+    os.umask(0o077)  # every file the bot and its runs write is 0600, every folder 0700
     try:
         asyncio.run(serve(config))
     except KeyboardInterrupt:

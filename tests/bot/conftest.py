@@ -50,6 +50,7 @@ def git_identity(monkeypatch, tmp_path):
 def bot_process(slack_env, fake_model, tmp_path):
     """``python -m bot`` on this test's FLOWER_HOME, killed (and its logs printed) at teardown."""
     env = {**os.environ, **fake_model.env, **slack_env.env(), "FLOWER_HOME": str(tmp_path / "home"),
+           "FLOWER_ALLOW_EVERYONE": "1",  # the tests' fake workspace: every fake person may start runs
            "PYTHONPATH": os.pathsep.join(p for p in [str(Path(__file__).resolve().parents[2]),
                                                       os.environ.get("PYTHONPATH", "")] if p)}
     bot = BotProcess(tmp_path, env)

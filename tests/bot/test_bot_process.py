@@ -369,3 +369,6 @@ async def test_a_cli_dies_with_the_bot_that_started_it(bot_process, slack_env, f
     await slack.wait_connected(2)
     await posted(slack, thread, "Done: the goal is achieved", after=mark)
     assert len(posts(slack, thread, WOKE)) == 1  # resumed once
+    home = Path(bot_process.env["FLOWER_HOME"])
+    shared = [p for p in [home, *home.rglob("*")] if not p.is_symlink() and p.stat().st_mode & 0o077]
+    assert shared == []  # bot.db, sessions.db, workspaces: the bot's user's alone (0700 / 0600)
