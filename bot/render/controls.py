@@ -10,15 +10,22 @@ from __future__ import annotations
 from bot.store.bot_store import ThreadKey
 
 
-def thread_value(key: ThreadKey) -> str:
-    """A thread as a button value: ``team|channel|thread_ts``."""
-    return "|".join(key)
+def thread_value(key: ThreadKey, branch: str = "") -> str:
+    """A thread as a button value: ``team|channel|thread_ts``, and ``|branch`` for a button that
+    acts on the branch its message shows (Push: never whatever the worktree has checked out)."""
+    return "|".join([*key, branch] if branch else key)
 
 
 def parse_thread_value(value: str) -> ThreadKey | None:
     """The thread a button value names, or None for a malformed value."""
-    parts = (value or "").split("|")
-    return ThreadKey(*parts) if len(parts) == 3 and all(parts) else None
+    parts = (value or "").split("|", 3)
+    return ThreadKey(*parts[:3]) if len(parts) in (3, 4) and all(parts) else None
+
+
+def parse_branch(value: str) -> str | None:
+    """The branch a button value names after its thread, or None (an older message's button)."""
+    parts = (value or "").split("|", 3)
+    return parts[3] if len(parts) == 4 and parts[3] else None
 
 
 def question_notice_key(key: ThreadKey, qid: int) -> str:

@@ -48,7 +48,8 @@ def branch_message(key: ThreadKey, result: Result, *, has_remote: bool) -> Paylo
     if result.uncommitted:
         blocks.append(context(texts.UNCOMMITTED.format(n=len(result.uncommitted))))
     value = controls.thread_value(key)
-    buttons = ([button(texts.PUSH_BUTTON, PUSH_ACTION, value, style="primary")] if has_remote else [])
+    pin = controls.thread_value(key, result.branch)  # Push pushes the branch shown here, nothing else
+    buttons = ([button(texts.PUSH_BUTTON, PUSH_ACTION, pin, style="primary")] if has_remote else [])
     buttons.append(button(texts.DIFF_BUTTON, DIFF_ACTION, value))
     blocks.append({"type": "actions", "elements": buttons})
     text = texts.BRANCH_FALLBACK.format(branch=result.branch, n=len(result.commits),

@@ -158,7 +158,9 @@ WORKTREE_GONE = ("this thread's worktree is gone (cleaned up, or started over); 
                  "still in the repository. Push it from there with git.")
 NOWHERE_TO_PUSH = ("this channel is no longer bound to a repository, so there is nowhere to push. "
                    "Bind it again with `@flower /repo`.")
-PUSHED = ":rocket: {who} pushed `{branch}` to `{remote}`."
+PUSHED = ":rocket: {who} pushed `{branch}` (commit `{commit}`) to `{remote}`."
+PUSH_NAMES_NO_BRANCH = ("this Push button names no branch (an older message); press Push on the newest "
+                        "branch summary in this thread.")
 DIFF_TITLE = "Diff of {branch}"
 NO_CHANGES = "(no changes)\n"  # the uploaded diff when the branch changed nothing
 DIFF_NOT_UPLOADED = ("the diff could not be uploaded ({error}). Press Diff again in a moment, or run "

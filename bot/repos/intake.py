@@ -57,14 +57,15 @@ class RepoIntake:
         shown = render_repo.binding_message(binding, changed=True)
         await self.outbox.send(key, "repo", f"repo:{stamp}", shown["text"], shown["blocks"])
 
-    async def click(self, key: ThreadKey, user: str, channel: str, *, action: str) -> None:
-        """Push branch or Diff as file, for ``key``'s thread (named by the button, allowed by the gate)."""
+    async def click(self, key: ThreadKey, user: str, channel: str, *, action: str, branch: str | None = None) -> None:
+        """Push branch or Diff as file, for ``key``'s thread (named by the button, allowed by the gate);
+        Push pushes ``branch``, the one its message shows."""
         try:
             wt = await asyncio.to_thread(thread_worktree, workspace_dir(self.config.home, key))
             if wt is None:
                 raise RepoError(texts.WORKTREE_GONE)
             if action == render_repo.PUSH_ACTION:
-                await self._push(key, user, wt)
+                await self._push(key, user, wt, branch)
             else:
                 await self._upload_diff(key, channel, wt)
         except RepoError as exc:
@@ -80,10 +81,13 @@ class RepoIntake:
         except SLACK_FAILED as exc:  # say so in the thread, not in a log only
             raise RepoError(texts.DIFF_NOT_UPLOADED.format(error=exc)) from exc
 
-    async def _push(self, key: ThreadKey, user: str, wt: Any) -> None:
+    async def _push(self, key: ThreadKey, user: str, wt: Any, branch: str | None) -> None:
+        if branch is None:
+            raise RepoError(texts.PUSH_NAMES_NO_BRANCH)
         binding = await asyncio.to_thread(self.bindings.get, key.channel)
         if binding is None:
             raise RepoError(texts.NOWHERE_TO_PUSH)
-        remote = await asyncio.to_thread(push, binding, wt)
-        await self.outbox.send(key, "repo", f"pushed:{wt.branch}:{time.time()}",
-                               texts.PUSHED.format(who=render.mention(user), branch=wt.branch, remote=remote))
+        remote, commit = await asyncio.to_thread(push, binding, wt, branch)
+        await self.outbox.send(key, "repo", f"pushed:{branch}:{time.time()}",
+                               texts.PUSHED.format(who=render.mention(user), branch=branch, remote=remote,
+                                                   commit=commit[:12]))

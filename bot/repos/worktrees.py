@@ -147,23 +147,28 @@ def summary(worktree: Worktree) -> Result:
     )
 
 
-def push(binding: Binding, worktree: Worktree) -> str:
-    """``git push <remote> <branch>`` (only on a person's click); returns the remote's name.
+def push(binding: Binding, worktree: Worktree, branch: str) -> tuple[str, str]:
+    """``git push <remote> <commit>:refs/heads/<branch>`` (only on a person's click), the commit the
+    branch points at now; returns the remote's name and that commit.
 
-    The remote is ``origin`` when there is one, else the repository's only remote. Raises
-    ``RepoError`` when the repository has no remote (or several and no ``origin``) or the push fails.
+    ``branch`` is the one the person was shown, never whatever the worktree has checked out. The
+    remote is ``origin`` when there is one, else the repository's only remote. Raises ``RepoError``
+    when the branch is gone, the repository has no remote (or several and no ``origin``) or the
+    push fails.
     """
     names = g.remotes(binding.path)
     if "origin" in names or len(names) == 1:
         remote = "origin" if "origin" in names else names[0]
     else:
         has = f"remotes {', '.join(names)} but no origin" if names else "no remote"
-        raise RepoError(f"{binding.path} has {has}, so {worktree.branch} cannot be pushed. "
+        raise RepoError(f"{binding.path} has {has}, so {branch} cannot be pushed. "
                         "Add one with `git remote add origin <url>`.")
-    ref = f"refs/heads/{worktree.branch}"
-    g.git("push", "--quiet", remote, f"{ref}:{ref}", cwd=worktree.path,
+    ref = f"refs/heads/{branch}"
+    commit = g.git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", cwd=binding.path,
+                   fix=f"The branch {branch} is gone from {binding.path}; it cannot be pushed.")
+    g.git("push", "--quiet", remote, f"{commit}:{ref}", cwd=worktree.path,
           fix=f"Check that this machine may push to {remote!r} without a password prompt.")
-    return remote
+    return remote, commit
 
 
 def cleanup(home: str | Path, keep: set[str]) -> list[Path]:

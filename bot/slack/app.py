@@ -67,7 +67,8 @@ def build_app(config: Config, client: AsyncWebClient, intake: Intake, gate: Gate
     @app.action(render_repo.PUSH_ACTION, middleware=thread_button)
     async def on_push(ack, context) -> None:
         await ack()
-        await intake.repo.click(context["thread"], context.user_id, context.channel_id, action=render_repo.PUSH_ACTION)
+        await intake.repo.click(context["thread"], context.user_id, context.channel_id, action=render_repo.PUSH_ACTION,
+                                branch=context.get("branch"))
 
     @app.action(render_repo.DIFF_ACTION, middleware=thread_button)
     async def on_diff(ack, context) -> None:

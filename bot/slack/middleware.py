@@ -120,11 +120,12 @@ class Gate:
 
     async def names_thread(self, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext,
                            ack: AsyncAck, next: Next) -> BoltResponse | None:
-        """Stop, Start over, Push, Diff: the thread in the button's value, in ``context["thread"]``."""
+        """Stop, Start over, Push, Diff: the thread in the button's value, in ``context["thread"]``
+        (and the branch a Push button names, in ``context["branch"]``)."""
         key = controls.parse_thread_value(action.get("value", ""))
         if key is None or key.channel != body["channel"]["id"]:
             return await ack()
-        context["thread"] = key
+        context["thread"], context["branch"] = key, controls.parse_branch(action.get("value", ""))
         return await next()
 
     async def names_question(self, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext,

@@ -151,7 +151,7 @@ def test_push_with_several_remotes_and_no_origin(home, checkout):
     b = Bindings(home).bind("C1", str(checkout))
     wt = open_worktree(b, "t", home / "w")
     with pytest.raises(RepoError, match="has remotes fork, upstream but no origin"):
-        push(b, wt)
+        push(b, wt, wt.branch)
 
 
 def test_bad_channel_and_empty_source(home, checkout):
@@ -202,9 +202,23 @@ def test_push_updates_the_remote(binding, home, remote):
     fetch(binding)
     wt = open_worktree(binding, "feature", home / "w" / "repo")
     head = commit_file(wt.path, "f.txt", "f\n", "feature")
-    assert push(binding, wt) == "origin"
+    assert push(binding, wt, wt.branch) == ("origin", head)
     assert sh("rev-parse", "refs/heads/flower/feature", cwd=remote) == head
     assert sh("rev-parse", "refs/heads/main", cwd=remote) == wt.base_commit  # nothing else moved
+
+
+def test_push_pushes_the_branch_it_names_when_the_worktree_moved_elsewhere(binding, home, remote):
+    fetch(binding)
+    wt = open_worktree(binding, "feature", home / "w" / "repo")
+    head = commit_file(wt.path, "f.txt", "f\n", "feature")
+    sh("checkout", "-q", "-b", "elsewhere", wt.base_commit, cwd=wt.path)  # an agent moved the worktree
+    commit_file(wt.path, "evil.txt", "x\n", "not what was shown")
+    assert push(binding, wt, "flower/feature") == ("origin", head)
+    assert sh("rev-parse", "refs/heads/flower/feature", cwd=remote) == head
+    assert sh("rev-parse", "refs/heads/main", cwd=remote) == wt.base_commit
+    assert "elsewhere" not in sh("branch", "--list", cwd=remote)
+    with pytest.raises(RepoError, match="flower/gone is gone"):
+        push(binding, wt, "flower/gone")
 
 
 def test_push_without_remote_is_refused(home, tmp_path):
@@ -214,7 +228,7 @@ def test_push_without_remote_is_refused(home, tmp_path):
     b = Bindings(home).bind("C1", str(repo))
     wt = open_worktree(b, "t", home / "w")
     with pytest.raises(RepoError, match="has no remote.*git remote add origin"):
-        push(b, wt)
+        push(b, wt, wt.branch)
 
 
 def test_fetch_before_a_thread_sees_new_commits(home, remote, tmp_path):

@@ -133,8 +133,9 @@ async def test_bound_channel_threads_get_own_branches_push_diff_new(make_bot, sl
     shown = buttons(msg_a)
     assert set(shown) == {PUSH_ACTION, DIFF_ACTION}
     await slack.click(CHANNEL, msg_a.response["ts"], PUSH_ACTION, user="U0BOB")
-    await posted(slack, a, "pushed")
+    pushed = await posted(slack, a, "pushed")
     assert sh("rev-parse", branch_a, cwd=bare) == sh("rev-parse", branch_a, cwd=repo)
+    assert f"`{branch_a}` (commit `{sh('rev-parse', branch_a, cwd=repo)[:12]}`)" in pushed.body["text"]
     await slack.click(CHANNEL, msg_a.response["ts"], DIFF_ACTION)
     done = await slack.wait_for("files.completeUploadExternal")
     upload = slack.store.uploads[done.response["files"][0]["id"]]
