@@ -215,7 +215,9 @@ async def _measure(points: list[int], mentions: int, replies: int, *, shipped: b
                 repeat_last=True)
         fm.fallback(text("ok"))  # anything else the CLI asks on the side
         async with FakeSlack() as slack:
-            env = {**slack.env(), "FLOWER_HOME": str(Path(tmp) / "home"), "FLOWER_MAX_RUNS": str(max_runs)}
+            # the offline model's settings (os.environ now) reach the CLIs through the agent environment
+            env = {**os.environ, **slack.env(), "FLOWER_HOME": str(Path(tmp) / "home"),
+                   "FLOWER_MAX_RUNS": str(max_runs)}
             options = BotOptions(flow={"clarify_only": True}, **({} if shipped else {"start_at_once": None}))
             bot = await start_bot(load_config(env, dotenv=None), options=options, resume=False,
                                   settle_gc=shipped)
