@@ -105,7 +105,7 @@ class Runner:
         await self._wake_banner(key, ws, starter, ask, new, banner_key)
         for item in await self.store.drain_inbox(key):  # said while queued, maybe before a restart
             starter.note(item.text, by=item.by)
-        run.starter = starter  # no await until its flow exists: words said from now on reach it
+        run.starter = starter  # words said from now on reach it (notes are kept until its flow exists)
         run.feed = feed = StatusFeed(key, store=self.store, client=self.client, outbox=self.outbox,
                                      every_s=self.options.status_every_s)
         events: asyncio.Queue[Event | None] = asyncio.Queue()
