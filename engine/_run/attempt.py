@@ -48,6 +48,7 @@ class AttemptOutcome:
     session_id: str | None = None
     text: str = ""
     error: str | None = None
+    error_kind: str | None = None  # structured: the API's error code, the result's subtype, or the SDK error
     cost_usd: float = 0.0
     num_turns: int = 0
     context: int = 0
@@ -119,6 +120,7 @@ async def run_attempt(
                 if msg.error:
                     texts = [b.text for b in msg.content if isinstance(b, TextBlock)]
                     out.error = " ".join(texts) or f"API error: {msg.error}"
+                    out.error_kind = str(msg.error)  # e.g. authentication_failed, server_error
                     continue
                 texts = [b.text for b in msg.content if isinstance(b, TextBlock)]
                 if texts:
@@ -137,14 +139,17 @@ async def run_attempt(
                     out.limit = msg.subtype in LIMIT_SUBTYPES
                     detail = msg.result or "; ".join(msg.errors or []) or msg.subtype
                     out.error = out.error or detail
+                    out.error_kind = out.error_kind or msg.subtype
                 else:
-                    out.error = None
+                    out.error, out.error_kind = None, None
                     out.text = msg.result or "\n".join(last_text)
                 hooks.on_result(out)
     except ClaudeSDKError as exc:
         # After an is_error result the CLI exits non-zero on purpose and the SDK raises; the
         # result already told us what happened, so only a new error text is kept.
-        out.error = out.error or f"{type(exc).__name__}: {exc}"
+        if out.error is None:
+            out.error = f"{type(exc).__name__}: {exc}"
+            out.error_kind = getattr(exc, "subtype", None) or type(exc).__name__  # ResultError says why
     finally:
         watcher.cancel()
         try:

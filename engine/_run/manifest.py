@@ -37,6 +37,10 @@ class StepResult:
     num_turns: int = 0
     text: str = ""
     error: str | None = None
+    # What kind of failure ``error`` is, for a front end to say why without matching text: the
+    # API's error code (authentication_failed, rate_limit, server_error, ...), the CLI result's
+    # subtype (error_max_turns, ...) or the SDK's error class (CLINotFoundError, ...).
+    error_kind: str | None = None
     started_at: float = 0.0
     ended_at: float = 0.0
     attempts: int = 1

@@ -189,9 +189,9 @@ class Runtime:
                 session = out.session_id or session
                 fork_cur, at_cur = False, None
                 if out.error is None:  # exit 1: success
-                    result.ok, result.text, result.error = True, out.text, None
+                    result.ok, result.text, result.error, result.error_kind = True, out.text, None, None
                     break
-                result.error = out.error
+                result.error, result.error_kind = out.error, out.error_kind
                 if out.error == self.INTERRUPTED:  # exit 2: a person spoke; not a failed attempt
                     if not session:
                         break

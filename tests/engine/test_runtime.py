@@ -123,6 +123,8 @@ async def test_401_is_fatal_and_not_retried(fake_model, ws):
         rt.close()
     assert not r.ok and r.attempts == 1
     assert r.error and "API key" in r.error
+    assert r.error_kind == "authentication_failed"  # structured: a front end says why without matching text
+    assert read_manifest(ws / "runs" / "manifest.json")[-1]["error_kind"] == "authentication_failed"
     assert len(fake_model.message_requests) == 1
 
 
