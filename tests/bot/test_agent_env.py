@@ -8,7 +8,7 @@ from bot.agent_env import AgentEnvError, agent_env, extra_names
 from bot.config import ConfigError, load_config
 from engine.testing import prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE, WORKER
-from tests.bot.test_faults import ACHIEVED, BRIEF, CHANNEL, GOAL, FAST_BOT, posted, start_thread
+from tests.bot.test_faults import ACHIEVED, BRIEF, GOAL, FAST_BOT, posted, start_thread
 
 BOT = "xoxb-1-abc"
 APP = "xapp-1-abc"
