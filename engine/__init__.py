@@ -57,6 +57,7 @@ from engine._errors import FlowerError
 from engine._human.channel import ChannelError
 from engine._human.transports import TransportError
 from engine._run.credentials import CredentialsError
+from engine._run.run_lock import WorkspaceBusyError
 from engine._files import write_json_atomic, write_text_atomic
 from engine._stores.ephemeral import is_ephemeral
 from engine._stores.prune import PrunePolicy, PruningSessionStore
@@ -200,6 +201,7 @@ __all__ = [
     "StepAbort",
     "StoreError",
     "CredentialsError",
+    "WorkspaceBusyError",
     "ChannelError",
     "TransportError",
 ]

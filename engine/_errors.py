@@ -7,6 +7,7 @@ Our exception hierarchy (every name is exported from ``engine``; where it is def
   x StepAbort  [engine._flow.base] - a gate stops the workflow now; retrying cannot help
   x StoreError  [engine._stores.sqlite_db] - a SQLite file could not be read or written
   x CredentialsError (also RuntimeError)  [engine._run.credentials] - Claude Code cannot log in
+  x WorkspaceBusyError (also RuntimeError)  [engine._run.run_lock] - another live run holds the workspace
   x ChannelError (also ValueError)  [engine._human.channel] - a HumanChannel used wrongly
   x TransportError  [engine._human.transports] - a Transport used wrongly
 

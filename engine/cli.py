@@ -29,6 +29,7 @@ from engine._flow.starter_run import StarterRun
 from engine._human.transports import TerminalTransport
 from engine._run import signals
 from engine._run.credentials import CredentialsError
+from engine._run.run_lock import WorkspaceBusyError
 from engine._run.runtime import Runtime
 
 EXIT_OK, EXIT_NOT_ACHIEVED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -201,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_USAGE
         args.new = decided[1]
         return asyncio.run(_run_flow(args, decided[0]))
-    except (CredentialsError, ValueError) as exc:
+    except (CredentialsError, WorkspaceBusyError, ValueError) as exc:
         print(f"flower: {exc}", file=sys.stderr)
         return EXIT_USAGE
 

@@ -17,6 +17,7 @@ from engine._events import Event, OnEvent, emit
 from engine._flow.base import Ctx, Workflow
 from engine._flow.starter import WORK_STEP, StarterPaths, archive_run, starter_flow, starter_paths, wake_state
 from engine._human.channel import Park
+from engine._run.run_lock import run_lock
 from engine._run.runtime import Runtime
 from engine._stores.sqlite import SESSIONS_FILE
 from engine._stores.sqlite_read import last_context_tokens
@@ -86,8 +87,16 @@ class StarterRun:
         ``words`` were said to a run that was stopped: they reach its first step as an
         interruption once that step's CLI is up. Notes left before the flow exists reach the
         coordinator's inbox. Raises ``ValueError`` like ``starter_flow`` (an empty ask in a fresh
-        workspace, ``isolate`` outside a git repository) and ``CredentialsError``.
+        workspace, ``isolate`` outside a git repository), ``CredentialsError``, and
+        ``WorkspaceBusyError`` when another live run works in this workspace (one at a time).
         """
+        try:
+            with run_lock(self.run_dir):
+                return await self._run(ask, new=new, words=words, on_event=on_event)
+        finally:
+            self._ended = True
+
+    async def _run(self, ask: str, *, new: bool, words: str, on_event: OnEvent | None) -> Ctx:
         rt = self.runtime = Runtime(workspace=self.paths.workspace, run_dir=self.run_dir,
                                     workbench=self.paths.workbench, **self._runtime_kw)
         pending = [words.strip()] if words.strip() else []
@@ -106,7 +115,6 @@ class StarterRun:
             self._notes.clear()
             return await wf.run(rt, on_event=relay)
         finally:
-            self._ended = True
             rt.close()
 
     @property
