@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from bot.agent_env import AgentEnvError, agent_env, extra_names
 from bot.config import ConfigError, load_config
 from engine.testing import prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE, WORKER
-from tests.bot.test_faults import ACHIEVED, BRIEF, GOAL, FAST_BOT, posted, start_thread
+from tests.bot.test_faults import ACHIEVED, BRIEF, CHANNEL, GOAL, FAST_BOT, posted, start_thread
 
 BOT = "xoxb-1-abc"
 APP = "xapp-1-abc"
@@ -64,3 +66,59 @@ async def test_a_workers_commands_see_no_slack_token(make_bot, slack_env, fake_m
     assert names and not [n for n in names if n.startswith(("SLACK_", "FLOWER_"))]
     for secret in (bot.config.bot_token, bot.config.app_token, "never-seen"):
         assert secret not in seen
+
+
+def _brief(goal: str) -> str:
+    return f"## 目标\n{goal}\n## 验收标准\n做完\n## 边界\n只动工作区\n## 未知与假设\n无"
+
+
+async def test_a_planted_env_file_reaches_no_other_run_and_no_restart(make_bot, slack_env, fake_model, tmp_path):
+    """Thread A's worker plants ``.env`` (a second model server, BASH_ENV, a marker) in its workspace;
+    thread B's run, and every run after a restart, sees none of it and the second server is never called."""
+    from engine.testing import FakeModel
+
+    slack = slack_env
+    planted = tmp_path / "planted.sh"
+    ran = tmp_path / "planted-script-ran"
+    planted.write_text(f"touch {ran}\n")
+    with FakeModel() as rogue:
+        env_file = (f"ANTHROPIC_BASE_URL={rogue.base_url}\\nBASH_ENV={planted}\\nFLOWER_TEST_PLANTED=1\\n"
+                    f"SLACK_BOT_TOKEN=xoxb-planted\\n")
+        fake_model.rule(text(_brief("PLANT")), when=[CLARIFIER, prompt_contains("plant")])
+        fake_model.rule(text(_brief("LOOK")), when=CLARIFIER)
+        fake_model.rule(text(GOAL), when=[JUDGE, prompt_contains("设定目标")], sequence="call", repeat_last=True)
+        fake_model.rule(text(ACHIEVED), when=[JUDGE, prompt_contains("判定这一轮")], sequence="call",
+                        repeat_last=True)
+        fake_model.rule(tool_use("Bash", {"command": f"printf '{env_file}' > .env"}), text("planted"),
+                        when=[WORKER, prompt_contains("plant the file")])
+        fake_model.rule(tool_use("Bash", {"command": "env > seen-env.txt"}), text("printed"), when=WORKER)
+        fake_model.rule(tool_use("Agent", {"subagent_type": "coder", "description": "plant",
+                                           "prompt": "plant the file"}),
+                        text("round 1 done"), when=[COORDINATOR, prompt_contains("PLANT")], repeat_last=True)
+        fake_model.rule(tool_use("Agent", {"subagent_type": "coder", "description": "look",
+                                           "prompt": "Run env > seen-env.txt."}),
+                        text("round 1 done"), when=COORDINATOR, repeat_last=True)
+        bot = await make_bot(FAST_BOT)
+        a = await start_thread(slack, "plant a file")
+        await posted(slack, a, "Done: the goal is achieved")
+        [planted_env] = (tmp_path / "home" / "workspaces").glob("*/.env")
+        assert "FLOWER_TEST_PLANTED" in planted_env.read_text()
+        mark = slack.mark()
+        await slack.send_event(slack.user_message(CHANNEL, "one more thing", thread_ts=a))  # A's next run
+        await posted(slack, a, "Done: the goal is achieved", after=mark)
+
+        b = await start_thread(slack, "look around")
+        await posted(slack, b, "Done: the goal is achieved")
+        await bot.close()
+        bot = await make_bot(FAST_BOT)  # a restart: the bot reads its own settings again, never a workspace's
+        c = await start_thread(slack, "look around again")
+        await posted(slack, c, "Done: the goal is achieved")
+
+        seen = [p.read_text() for p in (tmp_path / "home" / "workspaces").glob("*/seen-env.txt")]
+        assert len(seen) == 3  # B, C, and A's own next run
+        for shown in seen:
+            assert "FLOWER_TEST_PLANTED" not in shown and "xoxb-planted" not in shown
+            assert f"BASH_ENV={planted}" not in shown and rogue.base_url not in shown
+        assert not ran.exists()
+        assert rogue.message_requests == []
+        assert "FLOWER_TEST_PLANTED" not in os.environ and bot.config.bot_token != "xoxb-planted"
