@@ -187,7 +187,7 @@ def profile(n: int = 10_000) -> str:
 
         sql = ("SELECT e.data FROM meta m JOIN entries e ON e.key_id = m.id "
                "WHERE m.project_key = ? AND m.session_id = ? AND m.subpath = '' ORDER BY e.seq")
-        spill_dir = store._spill_dir()
+        spill_dir = store._spill
         def fetch_all():
             return store._call(lambda conn: conn.execute(sql, tuple(key.values())).fetchall())
 

@@ -137,11 +137,11 @@ class Runner:
         if feed is not None:
             feed.status.state = state
         if isinstance(outcome, Finished):
+            status_ts = feed.ts if feed is not None else None
             summary = _summary(outcome.ctx, run.workspace)
-            await self.outbox.send(key, "summary", f"summary:{name}:{feed.ts if feed else None}",
-                                   summary["text"], summary["blocks"])
+            await self.outbox.send(key, "summary", f"summary:{name}:{status_ts}", summary["text"], summary["blocks"])
             if outcome.ok and run.bound is not None:
-                await self._post_branch(key, run.bound[0].path, run.bound[1], feed.ts if feed else None)
+                await self._post_branch(key, run.bound[0].path, run.bound[1], status_ts)
             await self.store.set_state(key, state)
             if feed is not None:
                 await feed.finish()

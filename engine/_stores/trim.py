@@ -231,9 +231,10 @@ class TrimmingSessionStore(SqliteSessionStore):
         self.policy = policy if policy is not None else TrimPolicy()
         self.ephemeral = ephemeral if ephemeral is not None else EphemeralPolicy()
         self.last_report: dict[str, int] = {}
-        self._spill_dir()  # a spill folder outside the workspace is refused now, not at resume
+        self._spill, self._spill_top = self._spill_dir()  # outside the workspace: refused now, not at resume
 
-    def _spill_dir(self) -> Path:
+    def _spill_dir(self) -> tuple[Path, Path]:
+        """The spill folder, and its top folder in the workspace (kept out of git: spilled output can hold keys)."""
         root = self.workspace.resolve()
         spill = (root / self.policy.spill_dirname).resolve()
         if spill == root or root not in spill.parents:
@@ -241,7 +242,7 @@ class TrimmingSessionStore(SqliteSessionStore):
                 f"TrimPolicy.spill_dirname must name a folder inside the workspace {root}; got "
                 f"{self.policy.spill_dirname!r}. Use a relative path such as '.flower/spill'."
             )
-        return spill
+        return spill, root / spill.relative_to(root).parts[0]
 
     async def load(self, key: SessionKey) -> list[SessionStoreEntry] | None:
         """The stored entries with old glances expired and old bulky results spilled."""
@@ -257,10 +258,8 @@ class TrimmingSessionStore(SqliteSessionStore):
         if self.ephemeral.enabled:
             self._add(expire_ephemeral(entries, self.ephemeral))
         if self.policy.enabled:
-            spill = self._spill_dir()
-            # the spill folder's top folder in the workspace: spilled output can hold keys
-            keep_out_of_git(self.workspace.resolve() / spill.relative_to(self.workspace.resolve()).parts[0])
-            self._add(spill_results(entries, self.policy, spill))
+            keep_out_of_git(self._spill_top)
+            self._add(spill_results(entries, self.policy, self._spill))
 
     def _add(self, counts: dict[str, int]) -> None:
         for name, n in counts.items():

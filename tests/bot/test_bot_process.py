@@ -74,6 +74,20 @@ async def posted(slack, thread_ts, needle, *, after=0, timeout=60):
                                 after=after, thread_ts=thread_ts, timeout=timeout)
 
 
+async def first_mention(bot_process, slack) -> str:
+    """Start the bot, wait for its connection, mention it once; the new thread's ts."""
+    bot_process.start()
+    await slack.wait_connected(1)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    await slack.send_event(event)
+    return event["ts"]
+
+
+def first_button(q_call) -> dict:
+    """The first button of a posted question."""
+    return [e for b in q_call.arg("blocks") for e in b.get("elements", []) if e.get("type") == "button"][0]
+
+
 def posts(slack, thread_ts, needle):
     return [c for c in slack.calls("chat.postMessage", thread_ts=thread_ts) if needle in (c.body.get("text") or "")]
 
@@ -104,11 +118,7 @@ def assert_no_secrets(slack, fake_model, bot_process, home: Path) -> None:
 async def test_sigkill_while_a_question_is_pending(bot_process, slack_env, fake_model, tmp_path):
     slack = slack_env
     script(fake_model, verdicts=(ACHIEVED,))
-    bot_process.start()
-    await slack.wait_connected(1)
-    event = slack.mention(CHANNEL, "写个 hello.txt")
-    thread = event["ts"]
-    await slack.send_event(event)
+    thread = await first_mention(bot_process, slack)
     q_ts, q_call = await question(slack, thread)
     bot_process.kill()
 
@@ -117,7 +127,7 @@ async def test_sigkill_while_a_question_is_pending(bot_process, slack_env, fake_
     await slack.wait_connected(2)
     await posted(slack, thread, RESUMED, after=mark)
     await fake_model.wait_for(lambda r: CLARIFIER(r.body), count=2)  # the resumed clarifier asks again, in the model
-    button = [e for b in q_call.arg("blocks") for e in b.get("elements", []) if e.get("type") == "button"][0]
+    button = first_button(q_call)
     await slack.click(CHANNEL, q_ts, button["action_id"], user="U0BOB")  # the button from before the kill
     await posted(slack, thread, "Done: the goal is achieved", timeout=180)
 
@@ -152,11 +162,7 @@ async def test_sigkill_while_a_step_runs(bot_process, slack_env, fake_model, tmp
     fake_model.rule(tool_use("Agent", {"subagent_type": "coder", "description": "write hello",
                                        "prompt": "Write hello.txt with hi."}),
                     text("round 1 started"), text("worker reported", fault=held), when=COORDINATOR)
-    bot_process.start()
-    await slack.wait_connected(1)
-    event = slack.mention(CHANNEL, "写个 hello.txt")
-    thread = event["ts"]
-    await slack.send_event(event)
+    thread = await first_mention(bot_process, slack)
     first = await held.arrived()
     bot_process.kill()
     held.release()
@@ -196,11 +202,7 @@ async def test_sigint_to_the_group_stops_the_bot_cleanly_and_the_run_resumes(bot
     fake_model.rule(text(ACHIEVED), when=[JUDGE, prompt_contains("判定这一轮")], sequence="call", repeat_last=True)
     fake_model.rule(text("picked up after the restart"), when=[COORDINATOR, prompt_contains(WAKE_SILENT)])
     fake_model.rule(text("round 1 done", fault=held), when=COORDINATOR)
-    bot_process.start()
-    await slack.wait_connected(1)
-    event = slack.mention(CHANNEL, "写个 hello.txt")
-    thread = event["ts"]
-    await slack.send_event(event)
+    thread = await first_mention(bot_process, slack)
     await held.arrived()
     os.killpg(bot_process.proc.pid, signal.SIGINT)
     try:
@@ -343,13 +345,9 @@ async def test_a_cli_dies_with_the_bot_that_started_it(bot_process, slack_env, f
     held = hold()
     fake_model.rule(text("working", fault=held), when=COORDINATOR)  # first: it wins over the script's
     script(fake_model, verdicts=(ACHIEVED,))
-    bot_process.start()
-    await slack.wait_connected(1)
-    event = slack.mention(CHANNEL, "写个 hello.txt")
-    thread = event["ts"]
-    await slack.send_event(event)
+    thread = await first_mention(bot_process, slack)
     q_ts, q_call = await question(slack, thread)
-    button = [e for b in q_call.arg("blocks") for e in b.get("elements", []) if e.get("type") == "button"][0]
+    button = first_button(q_call)
     await slack.click(CHANNEL, q_ts, button["action_id"], user="U0BOB")
     await held.arrived()
     config_dir = fake_model.env["CLAUDE_CONFIG_DIR"]
