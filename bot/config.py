@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from dotenv import dotenv_values
 
 from bot.agent_env import AgentEnvError, agent_env, extra_names
+from bot.sandbox import default_domains
 
 
 __all__ = ["AUTO", "Config", "ConfigError", "Mode", "load_config", "mask"]
@@ -73,6 +74,9 @@ class Config:
     question_wait_s: float = 1800.0  # then the run goes on with the question's default, or is parked
     agent_env: Mapping[str, str] = field(default_factory=dict)  # what a run's CLI gets (bot.agent_env)
     allow_everyone: bool = False  # FLOWER_ALLOW_EVERYONE=1: no allow-list is the operator's choice
+    sandbox: bool = True  # FLOWER_SANDBOX=off: runs are not fenced in (bot.sandbox)
+    sandbox_domains: tuple[str, ...] = default_domains(None)  # FLOWER_SANDBOX_DOMAINS
+    settings_files: tuple[Path, ...] = ()  # the .env files read: hidden from runs
 
     @property
     def mode(self) -> Mode:
@@ -168,7 +172,36 @@ def load_config(environ: Mapping[str, str] | None = None, *, dotenv: str | Path 
                                  fix="how many seconds a question waits for an answer (0: runs never wait)"),
         agent_env=_agent_env(env),
         allow_everyone=_flag(env, "FLOWER_ALLOW_EVERYONE", fix="to let everyone in the bot's channels start runs"),
+        sandbox=_switch(env, "FLOWER_SANDBOX", fix="off only on a machine nobody else uses: runs then reach "
+                        "everything the bot's user can"),
+        sandbox_domains=_domains(env),
+        settings_files=(Path(dotenv).resolve(),) if dotenv is not None and Path(dotenv).is_file() else (),
     )
+
+
+def _switch(env: dict[str, str], name: str, *, fix: str) -> bool:
+    raw = env.get(name, "on").lower()
+    if raw not in ("on", "off", "1", "0"):
+        raise ConfigError(f"{name} must be on or off; got {raw!r}. Leave it unset (on), or set it {fix}.")
+    return raw in ("on", "1")
+
+
+_DOMAIN = re.compile(r"(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*")
+
+
+def _domains(env: dict[str, str]) -> tuple[str, ...]:
+    raw = env.get("FLOWER_SANDBOX_DOMAINS")
+    if raw is None:
+        return default_domains(env.get("ANTHROPIC_BASE_URL"))
+    names = [part for part in re.split(r"[\s,]+", raw) if part]
+    if names == ["none"]:
+        return ()  # no network for commands at all
+    for name in names:
+        if not _DOMAIN.fullmatch(name):
+            raise ConfigError(
+                f"FLOWER_SANDBOX_DOMAINS must list host names (pypi.org, *.example.com), separated by "
+                f"commas, or none; got {name!r}. Give the host alone, without scheme, port or path.")
+    return tuple(names)
 
 
 def _flag(env: dict[str, str], name: str, *, fix: str) -> bool:

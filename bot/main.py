@@ -32,6 +32,7 @@ from bot.slack.outbox import Outbox
 from bot.repos.threads import REPO_DIR
 from bot.store.bot_store import BotStore
 from bot.runs.threads import workspace_dir
+from bot.sandbox import SandboxUnavailable, require_sandbox
 from bot.slack.watchdog import SocketWatchdog
 from bot.repos.worktrees import cleanup
 
@@ -181,7 +182,9 @@ def main(argv: list[str] | None = None) -> int:
         config.mode  # noqa: B018 - raises ConfigError when neither token nor secret is set
         if args != ["cleanup"]:
             config.refuse_if_open()
-    except ConfigError as exc:
+            if config.sandbox:
+                require_sandbox()
+    except (ConfigError, SandboxUnavailable) as exc:
         print(f"flower-bot: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     if args == ["cleanup"]:
@@ -190,6 +193,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"removed {path}")
         print(f"{len(removed)} worktree(s) removed; branches kept.")
         return 0
+    if not config.sandbox:
+        log.warning("FLOWER_SANDBOX=off: runs are not fenced in; their commands can read and write "
+                    "everything this user can, the bot's files included. Each new thread is told so.")
     os.umask(0o077)  # every file the bot and its runs write is 0600, every folder 0700
     try:
         asyncio.run(serve(config))

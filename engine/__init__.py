@@ -48,6 +48,7 @@ from engine._agents.rules import (
     WORKER_RULES,
 )
 from engine._run.runtime import Runtime
+from engine._run.sandbox import Sandbox
 from engine._agents.workbench import Workbench
 from engine._docs.brief import Brief
 from engine._docs.goal import Goal
@@ -97,6 +98,7 @@ __version__ = "0.1.0"
 __all__ = [
     # Runtime: runs one step with retries, interruptions and handoff
     "Runtime",
+    "Sandbox",
     "StepResult",
     "Resilience",
     "Lineage",

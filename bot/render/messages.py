@@ -180,11 +180,14 @@ def status_message(
     return {"text": line.replace("*", ""), "blocks": blocks}
 
 
-def started_message(workspace_path: str, queued_position: int | None = None) -> Payload:
-    """The first reply to a request: started now, or queued (``queued_position`` 1 = next)."""
+def started_message(workspace_path: str, queued_position: int | None = None, *, fenced: bool = True) -> Payload:
+    """The first reply to a request: started now, or queued (``queued_position`` 1 = next); an
+    unfenced run (``FLOWER_SANDBOX=off``) says so."""
     where = texts.WORKSPACE.format(path=escape(clip(workspace_path, 500)))
     head = texts.QUEUED.format(position=queued_position) if queued_position else texts.STARTED
-    return {"text": fallback(head.replace("*", "") + " " + where), "blocks": [section(head), context(where)]}
+    blocks = [section(head), context(where)] + ([] if fenced else [context(texts.UNFENCED)])
+    plain = head.replace("*", "") + " " + where + ("" if fenced else " " + texts.UNFENCED.replace("`", ""))
+    return {"text": fallback(plain), "blocks": blocks}
 
 
 def summary_message(

@@ -19,6 +19,8 @@ EMPTY = "(empty)"  # an empty answer, an empty button label
 # -- The first reply to a request, and a run's last word -------------------------------------
 
 STARTED = "🌱 *Started.* I'll ask here if anything is unclear; progress shows in the status below."
+UNFENCED = ("⚠️ The sandbox is off on this bot (`FLOWER_SANDBOX=off`): this run's commands can read and "
+            "change everything the bot's user can, other threads and the bot's own files included.")
 QUEUED = ("🕒 *Queued* — number {position} in line. It starts when a running job finishes; "
           "you'll see the status here.")
 SUMMARY_ACHIEVED = "🌸 *Done: the goal is achieved.*"

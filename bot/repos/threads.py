@@ -10,7 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from bot.repos import git as g
 from bot.repos.bindings import Binding, Bindings, fetch
+from bot.repos.git import RepoError
 from bot.store.records import ThreadKey
 from bot.repos.worktrees import Worktree, open_worktree, remove_worktree, slugify, worktree_at
 from bot.runs.threads import run_dir
@@ -20,7 +22,7 @@ REPO_DIR = "repo"
 FRESH_MARK = ".repo-fresh"  # in run_dir: the next run opens a new branch (``/new`` without words)
 
 __all__ = ["REPO_DIR", "is_bound_thread", "mark_fresh", "open_for_thread", "thread_run", "thread_slug",
-           "thread_worktree"]
+           "thread_worktree", "worktree_git"]
 
 
 def thread_slug(ask: str, thread_ts: str) -> str:
@@ -49,6 +51,22 @@ def thread_run(ws: Path, **options: Any) -> StarterRun:
     bound = is_bound_thread(ws)
     return StarterRun(ws / REPO_DIR if bound else ws, run_dir=run_dir(ws), isolate=bound,
                       shared_worktree=bound, **options)
+
+
+def worktree_git(binding: Binding, worktree: Worktree) -> tuple[Path, Path]:
+    """The thread worktree's (common git folder, own git folder), from the bot's own repository.
+
+    The worktree's ``.git`` file is the agent's to rewrite, so it is only checked against the
+    repository: it must name a folder in ``<common>/worktrees/``. Raises ``RepoError`` otherwise.
+    """
+    common = Path(g.git("rev-parse", "--path-format=absolute", "--git-common-dir", cwd=binding.path)).resolve()
+    dotgit = worktree.path / ".git"
+    said = dotgit.read_text(encoding="utf-8", errors="replace").strip() if dotgit.is_file() else ""
+    own = Path(said.removeprefix("gitdir:").strip()).resolve() if said.startswith("gitdir:") else None
+    if own is None or dotgit.is_symlink() or own.parent != common / "worktrees":
+        raise RepoError(f"the worktree's {dotgit} was changed: it points at {said[:200]!r}, not at "
+                        f"{common / 'worktrees'}. Start over with /new to get a fresh worktree.")
+    return common, own
 
 
 def thread_worktree(ws: Path) -> Worktree | None:

@@ -21,13 +21,14 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.config import Config
 from bot.render import controls, deadline as render_deadline, messages as render, repo as render_repo, texts
 from bot.repos.git import RepoError, remotes
-from bot.repos.threads import open_for_thread, thread_run
+from bot.repos.threads import open_for_thread, thread_run, worktree_git
 from bot.repos.worktrees import summary as repo_summary
 from bot.runs.outcome import Failed, Finished, Outcome, Parked, ShutDown, Stopped, state_after
 from bot.runs.start_gate import START_AT_ONCE
 from bot.runs.status_feed import StatusFeed
 from bot.runs.threads import folder_name, run_dir
 from bot.runs.transport import Answers, SlackTransport
+from bot.sandbox import thread_sandbox
 from bot.slack.outbox import Outbox, edit
 from bot.store.bot_store import BotStore, Question as StoredQuestion, ThreadKey
 from engine import Event, Question, StarterRun
@@ -92,6 +93,11 @@ class Runner:
             saved = rd / ASK_FILE
             run.bound = await asyncio.to_thread(open_for_thread, self.config.home, key, ws, rd,
                                     ask or (saved.read_text(encoding="utf-8") if saved.exists() else ""), new=new)
+            runtime = dict(self.options.runtime or {})
+            if self.config.sandbox:
+                git = await asyncio.to_thread(worktree_git, *run.bound) if run.bound is not None else None
+                runtime["sandbox"] = thread_sandbox(self.config.home, secret_files=self.config.settings_files,
+                                                    domains=self.config.sandbox_domains, git=git)
         except RepoError as exc:
             return Failed(str(exc), repo=True)
         transport = SlackTransport(key, store=self.store, answers=self.answers, post_question=self._post_question,
@@ -100,7 +106,7 @@ class Runner:
                                    stopping=lambda: run.stopping or run.parked is not None or self.closing(),
                                    replay_before=self.started_at if run.resumed else None)
         starter = thread_run(ws, env=self.config.agent_env, transport=transport, park=run.park,
-                             runtime=self.options.runtime,
+                             runtime=runtime,
                              flow={"timeout_s": self.config.question_wait_s, **self.options.flow})
         await self._wake_banner(key, ws, starter, ask, new, banner_key)
         for item in await self.store.drain_inbox(key):  # said while queued, maybe before a restart

@@ -78,7 +78,7 @@ class Intake:
             log.warning("refusing thread %s: %s", key, exc)
             return
         await react(self.client, key.channel, ts)
-        accepted = render.started_message(str(ws))
+        accepted = render.started_message(str(ws), fenced=self.config.sandbox)
         await self.outbox.send(key, "accepted", f"accepted:{folder_name(key)}:{ts}",
                                accepted["text"], accepted["blocks"])
         await self.jobs.start(key, ask, by=user, new=new)

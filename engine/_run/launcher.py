@@ -17,7 +17,9 @@ into a workspace: anything an agent can write must not become code the host runs
 from __future__ import annotations
 
 import atexit
+import hashlib
 import os
+import shlex
 import shutil
 import stat
 import sys
@@ -82,13 +84,43 @@ def real_cli() -> Path:
     return Path(found)
 
 
-def launcher_path() -> Path:
-    """The launcher for this process's CLI, written on first use into a private temp folder."""
-    cli = str(real_cli())
-    if cli not in _written:
+_folder: list[Path] = []
+
+
+def private_folder() -> Path:
+    """This process's private (0700) temp folder for the launcher and key files, made once."""
+    if not _folder:
         folder = Path(tempfile.mkdtemp(prefix="flower-cli-"))  # 0700: only this user can swap it
         atexit.register(shutil.rmtree, folder, True)
-        path = folder / "claude"
+        _folder.append(folder)
+    return _folder[0]
+
+
+def key_helper(env: dict[str, str]) -> str | None:
+    """Move ``env``'s ``ANTHROPIC_API_KEY`` into a private file and return the CLI's
+    ``apiKeyHelper`` command that prints it (None when there is no such key).
+
+    The CLI then sends the key itself (measured with CLI 2.1.332: the same ``x-api-key``) while
+    its commands inherit an environment without it. ``CLAUDE_CODE_SUBPROCESS_ENV_SCRUB`` would
+    hide it too, but it also forces the permission mode to ``default`` and leaves 0-byte
+    read-only ``package.json``/``.env``/``.npmrc`` placeholders in the workspace and ``$HOME``.
+    """
+    key = env.pop("ANTHROPIC_API_KEY", None)
+    if not key:
+        return None
+    path = private_folder() / f"key-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(key)
+    return f"cat {shlex.quote(str(path))}"
+
+
+def launcher_path() -> Path:
+    """The launcher for this process's CLI, written on first use into the private folder."""
+    cli = str(real_cli())
+    if cli not in _written:
+        path = private_folder() / f"claude-{hashlib.sha256(cli.encode()).hexdigest()[:8]}"
         path.write_text(_BODY.format(python=sys.executable, group=GROUP_VARIABLE, keep=KEEP_VARIABLE,
                                      sdk=SDK_VARIABLES, cli=cli, parent=PARENT_VARIABLE), encoding="utf-8")
         path.chmod(stat.S_IRWXU)

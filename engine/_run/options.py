@@ -2,11 +2,14 @@
 
 The runtime adds its session store, the workbench's guards and prelude, the tool whitelist, the
 switch that keeps the CLI from compacting on its own while handoff is on, and how the CLI is
-launched (the host's environment for it, a process group of its own for a terminal).
+launched (the host's environment for it, a process group of its own for a terminal), and the
+sandbox that fences an untrusted workspace in (``sandbox``).
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +20,8 @@ from claude_agent_sdk.types import SessionStore
 from engine._agents.guard import merge_hooks, whitelist_guard, workbench_hooks
 from engine._agents.spec import AgentSpec, build_options
 from engine._agents.workbench import Workbench
-from engine._run.launcher import launch
+from engine._run.launcher import key_helper, launch, private_folder
+from engine._run.sandbox import Sandbox, fence_guard, sandbox_settings
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,8 @@ class Setting:
     handoff_on: bool
     env: Mapping[str, str] | None  # None: the host's whole environment (the SDK's default)
     own_group: bool
+    run_dir: Path
+    sandbox: Sandbox | None  # None: the workspace is trusted (the person's own, in a terminal)
 
 
 def attempt_options(setting: Setting, spec: AgentSpec, session: str | None, fork: bool,
@@ -54,10 +60,36 @@ def attempt_options(setting: Setting, spec: AgentSpec, session: str | None, fork
         prelude=wb.prompt_block() if wb is not None else "",
         add_dirs=[str(wb.root)] if wb is not None and wb.external else None,
     )
-    opts.hooks = merge_hooks(spec.hooks, guards, whitelist) or None
+    fence = None
+    if setting.sandbox is not None:
+        fence = _fence(setting, wb)
+        opts.sandbox = sandbox_settings(fence)  # type: ignore[assignment]
+        opts.setting_sources = []  # a workspace's .claude/settings.json may declare hooks: none loaded
+    opts.hooks = merge_hooks(
+        spec.hooks, guards, whitelist,
+        {"PreToolUse": [fence_guard(fence, setting.workspace)]} if fence is not None else None,
+    ) or None
     if setting.handoff_on and spec.compact is None:
         # Otherwise the CLI answers "prompt is too long" by compacting on its own, and the
         # readable, editable handoff never happens (measured with CLI 2.1.332).
         opts.env.setdefault("DISABLE_AUTO_COMPACT", "1")
-    launch(opts, setting.env, own_group=setting.own_group)
+    env = setting.env
+    if fence is not None:
+        env = dict(os.environ if env is None else env)
+        helper = key_helper(env)  # the model key reaches the CLI, never its commands' environment
+        if helper is not None:
+            opts.settings = json.dumps({"apiKeyHelper": helper})
+    launch(opts, env, own_group=setting.own_group)
     return opts
+
+
+def _fence(setting: Setting, wb: Workbench | None) -> Sandbox:
+    """The setting's sandbox around its workspace: the run's own state, the launcher's private
+    folder (the key file) and the CLI's config folder (every session's transcript) hidden; an
+    outside workbench open."""
+    env = os.environ if setting.env is None else setting.env
+    home = Path(env.get("HOME") or Path.home())
+    config = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
+    private = [setting.run_dir, private_folder(), config, home / ".claude.json"]
+    shared = [wb.root] if wb is not None and wb.external else []
+    return setting.sandbox.around(setting.workspace, private=private, shared=shared)  # type: ignore[union-attr]

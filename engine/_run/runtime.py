@@ -32,6 +32,7 @@ from engine._run.credentials import check_credentials
 from engine._run.handoff import write_handoff
 from engine._run.manifest import MANIFEST_FILE, Manifest, StepResult
 from engine._run.options import Setting, attempt_options
+from engine._run.sandbox import Sandbox
 from engine._run.resilience import Resilience
 from engine._stores.prune import PrunePolicy, PruningSessionStore
 from engine._stores.sqlite import SESSIONS_FILE
@@ -57,7 +58,8 @@ class Runtime:
 
     ``env`` is the environment the CLI gets, built by the host (None: the host's whole
     ``os.environ``, the SDK's default); ``own_process_group`` starts the CLI in a process group
-    of its own (a terminal's Ctrl-C then reaches only the host). Construction checks that ``env``
+    of its own (a terminal's Ctrl-C then reaches only the host); ``sandbox`` fences an untrusted
+    workspace's commands and file tools in (``engine.Sandbox``). Construction checks that ``env``
     has credentials (``CredentialsError``, a ``RuntimeError``) and has no effect on the process:
     unlike the spec's Runtime it loads no ``.env`` and installs no signal handler; those are a
     host's choices (the ``flower`` command makes both; see ``engine.install_signal_rescue``).
@@ -88,6 +90,7 @@ class Runtime:
         handoff: HandoffPolicy | bool = True,
         env: Mapping[str, str] | None = None,
         own_process_group: bool = False,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.workspace = Path(workspace).resolve()
         if not self.workspace.is_dir():
@@ -124,6 +127,7 @@ class Runtime:
         self._warned = False
         self.env = None if env is None else dict(env)
         self.own_process_group = own_process_group
+        self.sandbox = sandbox
         check_credentials(self.env)
         signals.watch(self)  # rescued on SIGTERM/SIGHUP once a host installs the handlers
 
@@ -265,7 +269,8 @@ class Runtime:
     def _setting(self) -> Setting:
         return Setting(workspace=self.workspace, store=self.store, portable=self.portable,
                        workbench=self.workbench, spill_threshold=self.spill_threshold,
-                       handoff_on=self.handoff.enabled, env=self.env, own_group=self.own_process_group)
+                       handoff_on=self.handoff.enabled, env=self.env, own_group=self.own_process_group,
+                       run_dir=self.run_dir, sandbox=self.sandbox)
 
     def _on_context(self, name: str, on_event: OnEvent | None, watch: bool):
         def check(tokens: int) -> str | None:

@@ -1,0 +1,78 @@
+"""The fence around every run the bot starts: its thread's workspace, and nothing of the bot's.
+
+A run's commands and file tools may read and write its own workspace (and, in a bound channel,
+the git data its worktree needs); they may not read ``FLOWER_HOME`` otherwise (``bot.db``, other
+threads' workspaces, the clones, ``repos.json``) nor the bot's settings file; they reach only
+``FLOWER_SANDBOX_DOMAINS`` over the network. The engine applies it (``engine.Sandbox``) with Claude
+Code's own sandbox, which on Linux needs bubblewrap and socat: ``require_sandbox`` checks them at
+start, so a missing package stops the bot with the fix instead of failing every run.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from engine import FlowerError, Sandbox
+
+# The model's endpoint is added to these; pip, npm/yarn, cargo, go, gems, maven, and GitHub for
+# dependencies fetched from git or release downloads.
+REGISTRIES = (
+    "pypi.org", "files.pythonhosted.org", "registry.npmjs.org", "registry.yarnpkg.com", "crates.io",
+    "index.crates.io", "static.crates.io", "proxy.golang.org", "sum.golang.org", "rubygems.org",
+    "repo.maven.apache.org", "repo1.maven.org", "github.com", "codeload.github.com",
+    "objects.githubusercontent.com", "raw.githubusercontent.com",
+)
+DEFAULT_MODEL_HOST = "api.anthropic.com"
+NEEDED = {"bwrap": "bubblewrap", "socat": "socat"}
+INSTALL = "apt-get install bubblewrap socat"
+
+
+class SandboxUnavailable(FlowerError):
+    """The sandbox cannot run on this machine; the message names the fix."""
+
+
+def default_domains(model_url: str | None) -> tuple[str, ...]:
+    """The hosts a run's commands may reach when ``FLOWER_SANDBOX_DOMAINS`` is unset."""
+    host = urlsplit(model_url).hostname if model_url else None
+    return (host or DEFAULT_MODEL_HOST, *REGISTRIES)
+
+
+def require_sandbox() -> None:
+    """Raise ``SandboxUnavailable`` unless bubblewrap and socat are installed and bubblewrap can
+    make a sandbox here (it cannot in a container without user namespaces, for instance)."""
+    missing = [package for command, package in NEEDED.items() if shutil.which(command) is None]
+    if missing:
+        raise SandboxUnavailable(
+            f"the sandbox that fences every run in needs {' and '.join(missing)}, which "
+            f"{'is' if len(missing) == 1 else 'are'} not installed. Install {'it' if len(missing) == 1 else 'them'} "
+            f"({INSTALL}), or set FLOWER_SANDBOX=off to run agents unfenced (not for a shared machine).")
+    done = subprocess.run(["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-net", "true"],
+                          capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        said = (done.stderr or done.stdout).strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
+        raise SandboxUnavailable(
+            f"bubblewrap is installed but cannot make a sandbox here ({said[0]}). Allow unprivileged "
+            "user namespaces (sysctl kernel.unprivileged_userns_clone=1; in a container, run it with "
+            "--privileged or a seccomp profile that allows them), or set FLOWER_SANDBOX=off.")
+
+
+def thread_sandbox(home: Path, *, secret_files: tuple[Path, ...], domains: tuple[str, ...],
+                   git: tuple[Path, Path] | None = None) -> Sandbox:
+    """The fence for one thread's run (the engine adds its workspace and its private folders).
+
+    ``git`` is a bound thread's (common git folder, worktree git folder), taken from the bot's own
+    repository, never from the worktree the agent can rewrite: its objects, refs and reflogs and
+    the worktree's own folder are writable (what ``git commit`` needs); its hooks and config are
+    not, so nothing the agent writes there runs when the bot uses git.
+    """
+    allow_read: tuple[Path, ...] = ()
+    allow_write: tuple[Path, ...] = ()
+    if git is not None:
+        common, own = git
+        allow_read = (common,)
+        allow_write = tuple(p for p in (own, common / "objects", common / "refs", common / "logs") if p.exists())
+    return Sandbox(deny_read=(home, *secret_files), allow_read=allow_read, allow_write=allow_write,
+                   domains=domains)

@@ -1,0 +1,158 @@
+"""The fence around an attempt: what its commands and file tools may read, write and reach.
+
+A ``Sandbox`` says it once; two enforcers apply it, because Claude Code's own sandbox covers only
+its Bash tool (on Linux: bubblewrap for the filesystem, a proxy for the network):
+
+- ``sandbox_settings``: the CLI's ``sandbox`` settings for commands (``allowUnsandboxedCommands``
+  off, so a command cannot ask its way out);
+- ``fence_guard``: a PreToolUse hook that refuses Read/Write/Edit/Glob/Grep outside the fence.
+  Permission deny rules cannot say "this folder but not that folder inside it" (the thread's own
+  workspace lies inside the hidden ``FLOWER_HOME``), and the hook resolves symlinks first.
+
+Both use one rule: the deepest listed folder that holds a path decides (measured with CLI
+2.1.332: ``allowRead`` re-opens a folder inside a ``denyRead`` one, and a ``denyRead`` below that
+closes it again). A sandboxed attempt also loads no settings file (a workspace's
+``.claude/settings.json`` could declare hooks, which run unsandboxed) and its model key goes to
+the CLI through a key helper instead of the environment its commands inherit (``launcher``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from claude_agent_sdk import HookMatcher
+
+FILE_TOOLS = "Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep|LS"
+_WRITERS = {"Write", "Edit", "MultiEdit", "NotebookEdit"}
+_PATH_KEYS = ("file_path", "notebook_path", "path")
+_GLOB_CHARS = set("*?[{")
+
+FENCE_TEXT = (
+    "{tool} refused: {path} is outside what this run may {verb}. Work inside the workspace "
+    "{workspace}; other threads, the bot's files and its secrets are not reachable from here."
+)
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """Where an attempt's commands and file tools may read and write, and which hosts they reach.
+
+    The workspace is always readable and writable; everything else is readable unless it lies in
+    ``deny_read`` and writable only in ``allow_write`` (commands may also write the temp folder
+    the CLI gives them). ``allow_read`` re-opens folders inside ``deny_read``; ``deny_write``
+    closes folders inside writable ones. ``domains`` are the only hosts commands may reach
+    (``*.example.com`` allowed); none means no network for commands.
+    """
+
+    deny_read: tuple[Path, ...] = ()
+    allow_read: tuple[Path, ...] = ()
+    allow_write: tuple[Path, ...] = ()
+    deny_write: tuple[Path, ...] = ()
+    domains: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in ("deny_read", "allow_read", "allow_write", "deny_write"):
+            object.__setattr__(self, name, tuple(_real(p) for p in getattr(self, name)))
+        object.__setattr__(self, "domains", tuple(self.domains))
+
+    def around(self, workspace: Path, *, private: Iterable[Path] = (),
+               shared: Iterable[Path] = ()) -> "Sandbox":
+        """This fence for one ``workspace``: readable and writable, with ``private`` folders
+        inside or outside it hidden (the run's own state) and ``shared`` ones open (an outside
+        workbench)."""
+        ws, private, shared = _real(workspace), [_real(p) for p in private], [_real(p) for p in shared]
+        return replace(self, deny_read=(*self.deny_read, *private),
+                       allow_read=(*self.allow_read, ws, *shared),
+                       allow_write=(*self.allow_write, ws, *shared),
+                       deny_write=(*self.deny_write, *private))
+
+    def may_read(self, path: str | os.PathLike[str]) -> bool:
+        """Whether the fence lets ``path`` (symlinks resolved) be read."""
+        return _decides(_real(path), allow=self.allow_read + self.allow_write, deny=self.deny_read,
+                        default=True)
+
+    def may_write(self, path: str | os.PathLike[str]) -> bool:
+        """Whether the fence lets ``path`` (symlinks resolved) be written."""
+        p = _real(path)
+        return self.may_read(p) and _decides(p, allow=self.allow_write, deny=self.deny_write,
+                                             default=False)
+
+
+@dataclass(frozen=True)
+class _Rule:
+    folder: Path
+    allow: bool = field(compare=False)
+
+
+def _real(path: str | os.PathLike[str]) -> Path:
+    return Path(os.path.realpath(os.path.expanduser(os.fspath(path))))
+
+
+def _decides(path: Path, *, allow: tuple[Path, ...], deny: tuple[Path, ...], default: bool) -> bool:
+    """The deepest rule folder holding ``path`` decides (deny wins a tie); none: ``default``."""
+    rules = [_Rule(f, True) for f in allow] + [_Rule(f, False) for f in deny]
+    holding = [r for r in rules if r.folder == path or r.folder in path.parents]
+    if not holding:
+        return default
+    depth = max(len(r.folder.parts) for r in holding)
+    return all(r.allow for r in holding if len(r.folder.parts) == depth)
+
+
+def sandbox_settings(fence: Sandbox) -> dict[str, Any]:
+    """The CLI's ``sandbox`` settings that apply ``fence`` (already ``around`` a workspace) to
+    commands: the folders as absolute paths, no unsandboxed escape, failing when unavailable."""
+    return {
+        "enabled": True,
+        "failIfUnavailable": True,
+        "autoAllowBashIfSandboxed": True,
+        "allowUnsandboxedCommands": False,
+        "filesystem": {
+            "denyRead": [str(p) for p in fence.deny_read],
+            "allowRead": [str(p) for p in fence.allow_read],
+            "allowWrite": [str(p) for p in fence.allow_write],
+            "denyWrite": [str(p) for p in fence.deny_write],
+        },
+        "network": {"allowedDomains": list(fence.domains)},
+    }
+
+
+def fence_guard(fence: Sandbox, workspace: Path) -> HookMatcher:
+    """PreToolUse: refuse a file tool whose path (or a search's root) is outside ``fence``."""
+
+    async def hook(data: dict[str, Any], tool_use_id: str | None, context: Any) -> dict[str, Any]:
+        tool = data.get("tool_name", "")
+        cwd = Path(data.get("cwd") or workspace)
+        writes = tool in _WRITERS
+        for path in _paths(tool, data.get("tool_input") or {}, cwd):
+            if not (fence.may_write(path) if writes else fence.may_read(path)):
+                reason = FENCE_TEXT.format(tool=tool, path=path, verb="write" if writes else "read",
+                                           workspace=workspace)
+                return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                                               "permissionDecision": "deny",
+                                               "permissionDecisionReason": reason}}
+        return {}
+
+    return HookMatcher(matcher=FILE_TOOLS, hooks=[hook])
+
+
+def _paths(tool: str, given: dict[str, Any], cwd: Path) -> list[Path]:
+    """The paths a file tool call touches: its path argument, or for a search its root and the
+    fixed start of its pattern (``../../other/**`` searches ``../../other``)."""
+    found = [cwd / str(given[key]) for key in _PATH_KEYS if isinstance(given.get(key), str) and given[key]]
+    if tool in ("Glob", "Grep", "LS") and not found:
+        found.append(cwd)
+    pattern = given.get("pattern") if tool == "Glob" else given.get("glob") if tool == "Grep" else None
+    if isinstance(pattern, str) and pattern:
+        fixed = []
+        for part in Path(pattern).parts:
+            if _GLOB_CHARS & set(part):
+                break
+            fixed.append(part)
+        base = found[0] if found else cwd
+        found.append(base.joinpath(*fixed) if fixed else base)
+    return [_real(p) for p in found]
+

@@ -1,0 +1,118 @@
+"""Every bot run is fenced into its thread's workspace: real bot, real CLI, real bubblewrap sandbox.
+
+An attacker's worker in one thread tries to read another thread's files and the bot's database,
+to write outside its workspace and to dump its environment; a scan of everything the bot and its
+runs wrote then finds no token or key. What the model was shown and what is on disk decide.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+import pytest
+
+from bot.main import EXIT_CONFIG, main
+from bot.render import texts
+from engine.testing import prompt_contains, text, tool_use
+from engine.testing.env import FAKE_API_KEY
+from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE, WORKER
+from tests.bot.test_faults import ACHIEVED, CHANNEL, FAST_BOT, GOAL, posted, start_thread
+
+pytestmark = pytest.mark.skipif(not (shutil.which("bwrap") and shutil.which("socat")),
+                                reason="the sandbox needs bubblewrap and socat (make test installs them)")
+
+SECRET = "THREAD-A-PRIVATE-NOTES"
+
+
+def _brief(goal: str) -> str:
+    return f"## 目标\n{goal}\n## 验收标准\n做完\n## 边界\n只动工作区\n## 未知与假设\n无"
+
+
+def _coder(word: str, fm) -> None:
+    fm.rule(tool_use("Agent", {"subagent_type": "coder", "description": word, "prompt": f"do {word}"}),
+            text("round 1 done"), when=[COORDINATOR, prompt_contains(word.upper())], repeat_last=True)
+
+
+def _shown_to_worker(fake_model, needle: str) -> str:
+    return "\n".join(t for r in fake_model.requests if WORKER(r.body) and prompt_contains(needle)(r.body)
+                     for _, t in r.tool_results)
+
+
+async def test_a_worker_reaches_nothing_outside_its_thread_and_no_secret_is_left_anywhere(
+        make_bot, slack_env, fake_model, tmp_path):
+    slack, home = slack_env, tmp_path / "home"
+    fake_model.rule(text(_brief("KEEP")), when=[CLARIFIER, prompt_contains("keep notes")])
+    fake_model.rule(text(_brief("PRY")), when=CLARIFIER)
+    fake_model.rule(text(GOAL), when=[JUDGE, prompt_contains("设定目标")], sequence="call", repeat_last=True)
+    fake_model.rule(text(ACHIEVED), when=[JUDGE, prompt_contains("判定这一轮")], sequence="call", repeat_last=True)
+    fake_model.rule(tool_use("Bash", {"command": f"echo {SECRET} > notes.txt"}), text("kept"),
+                    when=[WORKER, prompt_contains("do keep")])
+    _coder("keep", fake_model)
+    bot = await make_bot(FAST_BOT)
+    a = await start_thread(slack, "keep notes")
+    await posted(slack, a, "Done: the goal is achieved")
+    [notes] = (home / "workspaces").glob("*/notes.txt")
+
+    fake_model.rule(
+        tool_use("Bash", {"command": (
+            f"cat {notes}; head -c 300 {home}/bot.db; cat {home}/workspaces/*/runs/sessions.db | head -c 300; "
+            f"echo x > {notes.parent}/planted.txt; echo x > {home}/planted.txt; env > seen-env.txt; "
+            "printf 'print(\"hello from python\")' > hello.py && python3 hello.py; true")}),
+        tool_use("Read", {"file_path": str(notes)}),
+        tool_use("Write", {"file_path": str(notes.parent / "planted.txt"), "content": "x"}),
+        text("pried"), when=[WORKER, prompt_contains("do pry")])
+    _coder("pry", fake_model)
+    b = await start_thread(slack, "look around")
+    await posted(slack, b, "Done: the goal is achieved")
+
+    shown = _shown_to_worker(fake_model, "do pry")
+    assert "hello from python" in shown  # the worker's own work runs
+    assert SECRET not in shown and "SQLite format" not in shown
+    assert "Read refused" in shown and "Write refused" in shown
+    assert not (notes.parent / "planted.txt").exists() and not (home / "planted.txt").exists()
+    [seen] = (home / "workspaces").glob("*/seen-env.txt")
+    names = {line.split("=", 1)[0] for line in seen.read_text().splitlines() if "=" in line}
+    assert names and not [n for n in names if n.startswith(("SLACK_", "FLOWER_"))]
+    assert "ANTHROPIC_API_KEY" not in names
+
+    await bot.close()
+    secrets = (bot.config.bot_token, bot.config.app_token, FAKE_API_KEY)
+    scanned = 0
+    for path in home.rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            data = path.read_bytes()
+            scanned += 1
+            for secret in secrets:
+                assert secret.encode() not in data, f"{secret[:6]}… found in {path}"
+    assert scanned > 10 and any(p.name == "sessions.db" for p in home.rglob("sessions.db"))
+
+
+async def test_with_the_sandbox_off_each_new_thread_is_told(make_bot, slack_env, fake_model):
+    fake_model.rule(text(_brief("HI")), when=CLARIFIER)
+    fake_model.rule(text(GOAL), when=[JUDGE, prompt_contains("设定目标")], sequence="call", repeat_last=True)
+    fake_model.rule(text(ACHIEVED), when=[JUDGE, prompt_contains("判定这一轮")], sequence="call", repeat_last=True)
+    fake_model.rule(text("nothing to do"), when=COORDINATOR, repeat_last=True)
+    await make_bot(FAST_BOT, FLOWER_SANDBOX="off")
+    thread = await start_thread(slack_env, "say hi")
+    first = await posted(slack_env, thread, "Started")
+    assert "FLOWER_SANDBOX=off" in first.body["text"]
+    assert any(texts.UNFENCED in str(b) for b in first.arg("blocks"))
+
+
+def test_the_bot_refuses_to_start_without_bubblewrap(monkeypatch, tmp_path, capsys):
+    bin_dir = tmp_path / "bin"  # a PATH with python and git but neither bwrap nor socat
+    bin_dir.mkdir()
+    for tool in ("git",):
+        (bin_dir / tool).symlink_to(shutil.which(tool))
+    monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-1-abc")
+    monkeypatch.setenv("SLACK_APP_TOKEN", "xapp-1-abc")
+    monkeypatch.setenv("FLOWER_ALLOW_EVERYONE", "1")
+    monkeypatch.setenv("FLOWER_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    assert main([]) == EXIT_CONFIG
+    said = capsys.readouterr().err
+    assert "bubblewrap and socat" in said and "apt-get install bubblewrap socat" in said
+    assert "FLOWER_SANDBOX=off" in said and said.count("\n") == 1

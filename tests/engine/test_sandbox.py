@@ -1,0 +1,123 @@
+"""A sandboxed run reaches its workspace and nothing it was fenced out of, for commands and tools.
+
+Through the real CLI and its bubblewrap sandbox: what the model was shown for each tool call,
+and what is on disk afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from engine import AgentSpec, Runtime, Sandbox
+from engine.testing import text, tool_use
+from engine.testing.env import FAKE_API_KEY
+
+pytestmark = pytest.mark.skipif(not (shutil.which("bwrap") and shutil.which("socat")),
+                                reason="the sandbox needs bubblewrap and socat (make test installs them)")
+
+hands = AgentSpec(name="hands", instructions="", allowed_tools=["Bash", "Read", "Write", "Edit", "Glob", "Grep"],
+                  permission_mode="acceptEdits", workbench=False, max_turns=12)
+
+
+@pytest.fixture
+def home(tmp_path):
+    """A FLOWER_HOME with two thread workspaces and the bot's database."""
+    home = tmp_path / "home"
+    for name in ("mine", "other"):
+        (home / "workspaces" / name).mkdir(parents=True)
+    (home / "workspaces" / "other" / "secret.txt").write_text("OTHER-THREAD-SECRET")
+    (home / "bot.db").write_text("BOT-DB-CONTENT")
+    (home / "repos.json").write_text("BOT-DB-CONTENT")  # a text file: the CLI refuses a .db itself
+    return home
+
+
+async def _run(fake_model, home: Path, *calls, sandbox: Sandbox | None = None):
+    ws = home / "workspaces" / "mine"
+    fake_model.rule(*(tool_use(name, args) for name, args in calls), text("done"))
+    rt = Runtime(workspace=ws, run_dir=ws / "runs", sandbox=sandbox or Sandbox(deny_read=(home,)))
+    try:
+        result = await rt.run(hands, "work")
+    finally:
+        rt.close()
+    assert result.ok, result.error
+    return ws, [text for _, text in fake_model.requests[-1].tool_results]  # what the model was shown
+
+
+async def test_commands_read_and_write_only_their_workspace(fake_model, home):
+    other = home / "workspaces" / "other"
+    ws, shown = await _run(fake_model, home, ("Bash", {"command": (
+        f"cat {other}/secret.txt; cat {home}/bot.db; echo x > {other}/planted.txt; echo x > {home}/planted.txt; "
+        "printf 'print(\"hello from python\")' > hello.py && python3 hello.py; "
+        "git init -q g && cd g && echo a > a && git add a && git -c user.email=a@b.c -c user.name=a commit -qm one "
+        "&& echo committed; echo x > ../runs/planted.txt") + "; true"}))
+    out = shown[0]
+    assert "OTHER-THREAD-SECRET" not in out and "BOT-DB-CONTENT" not in out
+    assert "hello from python" in out and "committed" in out
+    assert not (other / "planted.txt").exists() and not (home / "planted.txt").exists()
+    assert not (ws / "runs" / "planted.txt").exists()  # the run's own state is not the agent's
+    assert (ws / "hello.py").is_file()
+
+
+async def test_file_tools_are_fenced_too_and_symlinks_do_not_leak(fake_model, home):
+    other = home / "workspaces" / "other"
+    ws = home / "workspaces" / "mine"
+    (ws / "link.txt").symlink_to(other / "secret.txt")
+    ws, shown = await _run(
+        fake_model, home,
+        ("Read", {"file_path": str(other / "secret.txt")}),
+        ("Read", {"file_path": "link.txt"}),
+        ("Read", {"file_path": str(home / "repos.json")}),
+        ("Write", {"file_path": str(other / "planted.txt"), "content": "x"}),
+        ("Grep", {"pattern": "SECRET", "path": str(home)}),
+        ("Glob", {"pattern": "../other/**"}),
+        ("Write", {"file_path": "notes.txt", "content": "mine"}),
+        ("Read", {"file_path": "notes.txt"}),
+    )
+    for refused in shown[:6]:
+        assert "refused" in refused and "outside what this run may" in refused, refused
+        assert "OTHER-THREAD-SECRET" not in refused and "BOT-DB-CONTENT" not in refused
+    assert not (other / "planted.txt").exists()
+    assert (ws / "notes.txt").read_text() == "mine" and "mine" in shown[7]
+
+
+async def test_the_model_key_reaches_the_model_but_not_the_commands(fake_model, home):
+    ws, shown = await _run(fake_model, home, ("Bash", {"command": "env > seen-env.txt; ls -A ~ > home.txt"}))
+    seen = (ws / "seen-env.txt").read_text()
+    assert FAKE_API_KEY not in seen and "ANTHROPIC_API_KEY" not in seen
+    assert all(r.headers.get("x-api-key") == FAKE_API_KEY for r in fake_model.requests)
+    for path in ws.rglob("*"):  # nothing of the key, and no placeholder files left in the workspace
+        assert not path.is_file() or FAKE_API_KEY not in path.read_text(errors="replace"), path
+    assert not (ws / "package.json").exists() and not (ws / ".env").exists()
+
+
+async def test_a_planted_project_settings_file_runs_no_hook(fake_model, home, tmp_path):
+    ws = home / "workspaces" / "mine"
+    marker = tmp_path / "hook-ran"
+    (ws / ".claude").mkdir()
+    (ws / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"SessionStart": [
+        {"hooks": [{"type": "command", "command": f"touch {marker}"}]}]}, "sandbox": {"enabled": False}}))
+    _, shown = await _run(fake_model, home, ("Bash", {"command": f"cat {home}/bot.db; true"}))
+    assert not marker.exists()
+    assert "BOT-DB-CONTENT" not in shown[0]  # its "sandbox off" was not read either
+
+
+async def test_commands_reach_only_the_allowed_hosts(fake_model, home):
+    _, shown = await _run(fake_model, home, ("Bash", {"command": "curl -sS -m 20 https://example.com -o /dev/null; echo rc=$?"}),
+                          sandbox=Sandbox(deny_read=(home,), domains=("pypi.org",)))
+    assert "rc=0" not in shown[0] and "example.com" in shown[0]
+
+
+def test_the_deepest_listed_folder_decides(tmp_path):
+    home = tmp_path / "home"
+    ws = home / "workspaces" / "mine"
+    fence = Sandbox(deny_read=(home,)).around(ws, private=(ws / "runs",))
+    assert fence.may_read(ws / "a.py") and fence.may_write(ws / "a.py")
+    assert not fence.may_read(home / "bot.db") and not fence.may_read(home / "workspaces" / "other" / "x")
+    assert not fence.may_read(ws / "runs" / "sessions.db") and not fence.may_write(ws / "runs" / "x")
+    assert fence.may_read(tmp_path / "elsewhere") and not fence.may_write(tmp_path / "elsewhere")
+    assert not fence.may_read(ws / ".." / "other")
