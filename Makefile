@@ -9,13 +9,25 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $@
 
-.PHONY: install run test bench
+.PHONY: install sandbox-packages run test bench
 install: $(VENV)/.installed
 
-run: install
+# The sandbox every bot run works in needs bubblewrap and socat: installed here when missing and
+# this user may (root, or passwordless sudo); otherwise stop with the one command to run.
+sandbox-packages:
+	@command -v bwrap >/dev/null && command -v socat >/dev/null && exit 0; \
+	if [ "$$(id -u)" = 0 ]; then sudo=""; elif sudo -n true 2>/dev/null; then sudo="sudo -n"; else \
+	  echo "flower: the sandbox needs bubblewrap and socat. Run: sudo apt-get install bubblewrap socat" \
+	       "(or start the bot with FLOWER_SANDBOX=off)"; exit 1; fi; \
+	if command -v apt-get >/dev/null; then \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq bubblewrap socat; \
+	elif command -v dnf >/dev/null; then $$sudo dnf install -y -q bubblewrap socat; \
+	else echo "flower: install bubblewrap and socat with this system's package manager"; exit 1; fi
+
+run: install $(if $(filter off,$(FLOWER_SANDBOX)),,sandbox-packages)
 	$(VENV)/bin/flower-bot
 
-test: install
+test: install sandbox-packages
 	$(PY) -m pytest -n 2 -q
 
 $(VENV)/.bench-installed: $(VENV)/.installed

@@ -2,10 +2,8 @@
 
 The bot's process holds the Slack tokens and the signing secret; the agent runs arbitrary commands.
 So a CLI sees only what Claude Code needs to reach the model, the basics a shell needs, and the
-names the operator adds in ``FLOWER_AGENT_ENV``. The model credential itself still reaches the
-agent's commands: Claude Code's ``CLAUDE_CODE_SUBPROCESS_ENV_SCRUB`` needs bubblewrap and forces
-the permission mode to ``default`` (measured with CLI 2.1.332: a worker's Write is then refused),
-so it comes with the sandbox.
+names the operator adds in ``FLOWER_AGENT_ENV``. In a sandboxed run the engine then moves the
+model's API key out of it, into a key helper only the CLI calls (``engine/_run/sandbox.py``).
 """
 
 from __future__ import annotations

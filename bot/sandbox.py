@@ -2,7 +2,8 @@
 
 A run's commands and file tools may read and write its own workspace (and, in a bound channel,
 the git data its worktree needs); they may not read ``FLOWER_HOME`` otherwise (``bot.db``, other
-threads' workspaces, the clones, ``repos.json``) nor the bot's settings file; they reach only
+threads' workspaces, the clones, ``repos.json``), the bot's settings file nor the usual credential
+stores of the bot user's home (``~/.ssh``, ``~/.aws``...); they reach only
 ``FLOWER_SANDBOX_DOMAINS`` over the network. The engine applies it (``engine.Sandbox``) with Claude
 Code's own sandbox, which on Linux needs bubblewrap and socat: ``require_sandbox`` checks them at
 start, so a missing package stops the bot with the fix instead of failing every run.
@@ -26,6 +27,9 @@ REGISTRIES = (
     "objects.githubusercontent.com", "raw.githubusercontent.com",
 )
 DEFAULT_MODEL_HOST = "api.anthropic.com"
+# The usual credential stores in the bot user's home: hidden too, though outside FLOWER_HOME.
+CREDENTIALS = (".ssh", ".aws", ".azure", ".config/gcloud", ".config/gh", ".netrc", ".git-credentials",
+               ".docker", ".kube", ".pypirc", ".gnupg", ".npmrc")
 NEEDED = {"bwrap": "bubblewrap", "socat": "socat"}
 INSTALL = "apt-get install bubblewrap socat"
 
@@ -74,5 +78,6 @@ def thread_sandbox(home: Path, *, secret_files: tuple[Path, ...], domains: tuple
         common, own = git
         allow_read = (common,)
         allow_write = tuple(p for p in (own, common / "objects", common / "refs", common / "logs") if p.exists())
-    return Sandbox(deny_read=(home, *secret_files), allow_read=allow_read, allow_write=allow_write,
+    stores = [p for p in (Path.home() / name for name in CREDENTIALS) if p.exists()]
+    return Sandbox(deny_read=(home, *secret_files, *stores), allow_read=allow_read, allow_write=allow_write,
                    domains=domains)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from engine import AgentSpec, Runtime, Sandbox
-from engine.testing import text, tool_use
+from engine.testing import prompt_contains, text, tool_use
 from engine.testing.env import FAKE_API_KEY
 
 pytestmark = pytest.mark.skipif(not (shutil.which("bwrap") and shutil.which("socat")),
@@ -36,12 +36,12 @@ def home(tmp_path):
     return home
 
 
-async def _run(fake_model, home: Path, *calls, sandbox: Sandbox | None = None):
+async def _run(fake_model, home: Path, *calls, sandbox: Sandbox | None = None, ask: str = "work"):
     ws = home / "workspaces" / "mine"
-    fake_model.rule(*(tool_use(name, args) for name, args in calls), text("done"))
+    fake_model.rule(*(tool_use(name, args) for name, args in calls), text("done"), when=prompt_contains(ask))
     rt = Runtime(workspace=ws, run_dir=ws / "runs", sandbox=sandbox or Sandbox(deny_read=(home,)))
     try:
-        result = await rt.run(hands, "work")
+        result = await rt.run(hands, ask)
     finally:
         rt.close()
     assert result.ok, result.error
@@ -106,6 +106,20 @@ async def test_a_planted_project_settings_file_runs_no_hook(fake_model, home, tm
     assert "BOT-DB-CONTENT" not in shown[0]  # its "sandbox off" was not read either
 
 
+async def test_a_repository_the_agent_makes_runs_nothing_outside_the_sandbox_later(fake_model, home, tmp_path):
+    """A worker may ``git init`` its workspace, and so write that repository's config and hooks:
+    nothing there may run outside the sandbox when a later CLI (or its git) looks at the repo."""
+    marker = tmp_path / "planted-git-code-ran"  # outside the workspace: a sandboxed command cannot make it
+    plant = (f"git init -q . && git config core.fsmonitor 'touch {marker}; false' && "
+             f"printf '#!/bin/sh\\ntouch {marker}\\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout "
+             "&& echo planted")
+    _, shown = await _run(fake_model, home, ("Bash", {"command": plant}), ask="plant")
+    assert "planted" in shown[0]
+    _, shown = await _run(fake_model, home, ("Bash", {"command": "git status --short; git checkout -q -b other; true"}),
+                          ask="look")
+    assert not marker.exists()
+
+
 async def test_commands_reach_only_the_allowed_hosts(fake_model, home):
     _, shown = await _run(fake_model, home, ("Bash", {"command": "curl -sS -m 20 https://example.com -o /dev/null; echo rc=$?"}),
                           sandbox=Sandbox(deny_read=(home,), domains=("pypi.org",)))
@@ -121,3 +135,20 @@ def test_the_deepest_listed_folder_decides(tmp_path):
     assert not fence.may_read(ws / "runs" / "sessions.db") and not fence.may_write(ws / "runs" / "x")
     assert fence.may_read(tmp_path / "elsewhere") and not fence.may_write(tmp_path / "elsewhere")
     assert not fence.may_read(ws / ".." / "other")
+
+
+async def test_commands_cannot_read_the_hosts_process_memory_or_environment(fake_model, home, monkeypatch):
+    monkeypatch.setenv("FLOWER_TEST_HOST_SECRET", "xoxb-host-only-secret")
+    env = {k: v for k, v in os.environ.items() if k != "FLOWER_TEST_HOST_SECRET"}
+    ws = home / "workspaces" / "mine"
+    fake_model.rule(tool_use("Bash", {"command": (
+        f"cat /proc/{os.getpid()}/environ; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep host-only; "
+        "true")}), text("done"))
+    rt = Runtime(workspace=ws, run_dir=ws / "runs", env=env, sandbox=Sandbox(deny_read=(home,)))
+    try:
+        result = await rt.run(hands, "work")
+    finally:
+        rt.close()
+    assert result.ok, result.error
+    [(_, shown)] = fake_model.requests[-1].tool_results
+    assert "xoxb-host-only-secret" not in shown  # commands live in a process namespace of their own
