@@ -29,9 +29,9 @@ class WorktreeChangedError(RepoError):
 
     def __init__(self, path: Path, repo: Path, detail: str) -> None:
         self.path, self.repo = path, repo
-        super().__init__(f"the worktree's .git was changed: {detail}, not at a worktree of {repo}. The bot "
-                         f"runs no git in {path}. Start the thread over with /new: it gets a fresh "
-                         f"worktree (this thread's branch stays in {repo}).")
+        super().__init__(f"the worktree's .git was changed: {detail}, where it should lead to a worktree "
+                         f"of {repo}. The bot runs no git in {path}. Start the thread over with /new: "
+                         f"it gets a fresh worktree (this thread's branch stays in {repo}).")
 
 
 def plain_path(path: str | Path) -> Path:

@@ -138,10 +138,12 @@ def worktree_at(path: str | Path, repos: Iterable[Path]) -> Worktree:
     """
     path = plain_path(path)
     repo = _holder(path, repos)
-    git_dir = checked_git_dir(path, repo) if repo is not None else None
-    if repo is None or git_dir is None or not (git_dir / BASE_FILE).is_file():
-        raise RepoError(f"{path} is not a thread worktree made by flower. Open one with open_worktree().")
+    if repo is None:
+        raise _not_ours(path)
+    git_dir = checked_git_dir(path, repo)
     base = git_dir / BASE_FILE
+    if not base.is_file():
+        raise _not_ours(path)
     branch = g.git("symbolic-ref", "--quiet", "--short", "HEAD", cwd=path, git_dir=git_dir,
                    fix="The worktree is on a detached HEAD; check its branch out again.")
     return Worktree(path, branch, base.read_text(encoding="utf-8").strip(), repo)
@@ -189,10 +191,9 @@ def push(binding: Binding, worktree: Worktree, branch: str) -> tuple[str, str]:
     branch points at now; returns the remote's name and that commit.
 
     ``branch`` is the one the person was shown, never whatever the worktree has checked out; git
-    runs in the repository, not in the worktree. The
-    remote is ``origin`` when there is one, else the repository's only remote. Raises ``RepoError``
-    when the branch is gone, the repository has no remote (or several and no ``origin``) or the
-    push fails.
+    runs in the repository, never in the worktree. The remote is ``origin`` when there is one, else
+    the repository's only remote. Raises ``RepoError`` when the branch is gone, the repository has
+    no remote (or several and no ``origin``) or the push fails.
     """
     names = g.remotes(binding.path)
     if "origin" in names or len(names) == 1:
@@ -236,6 +237,10 @@ def cleanup(home: str | Path, keep: set[str]) -> list[Path]:
     return removed
 
 
+def _not_ours(path: Path) -> RepoError:
+    return RepoError(f"{path} is not a thread worktree made by flower. Open one with open_worktree().")
+
+
 def _holder(path: Path, repos: Iterable[Path]) -> Path | None:
     for repo in repos:
         try:
@@ -256,10 +261,14 @@ def _linked_worktrees(repo: Path) -> list[Path]:
 def _drop(path: Path, repo: Path) -> None:
     # the folder's files are the agent's: delete them without git (never following a link), then
     # let the repository forget the worktree whose folder is gone
-    if path.is_symlink() or not path.is_dir():
-        path.unlink(missing_ok=True)
-    else:
-        shutil.rmtree(path)
+    try:
+        if path.is_symlink() or not path.is_dir():
+            path.unlink(missing_ok=True)
+        else:
+            shutil.rmtree(path)
+    except OSError as e:
+        raise RepoError(f"could not delete the thread folder {path} ({e}). Delete it by hand; the "
+                        f"thread's branch stays in {repo}.") from e
     g.git("worktree", "prune", cwd=repo)
 
 
