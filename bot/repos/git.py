@@ -26,7 +26,8 @@ refs, ``config``, ``hooks/``), so the bot treats both as hostile when it runs gi
   ``core.askPass``, ``filter.<driver>.*``) are taken from the operator's config files only (system
   and global, where an operator puts them): a value the repository's config (or its worktree config)
   sets is overridden with the operator's, or blanked (``program_overrides``). Read for the
-  subcommands that use them (``_READS_PROGRAMS``).
+  subcommands that use them (``_READS_PROGRAMS``). So a git-lfs filter must be installed globally
+  (``git lfs install``, its default), not with ``--local`` only.
 - ssh: ``GIT_SSH_COMMAND`` is always set (the operator's, else ``ssh -o BatchMode=yes``) and git
   prefers it to ``core.sshCommand``, so a ``core.sshCommand`` in any config file is never run; an
   operator picks their ssh with ``GIT_SSH_COMMAND``. ``GIT_PROXY_COMMAND`` defaults to empty for the
