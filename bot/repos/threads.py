@@ -14,7 +14,7 @@ from bot.repos import git as g
 from bot.repos.bindings import Binding, Bindings, fetch
 from bot.repos.git import RepoError
 from bot.store.records import ThreadKey
-from bot.repos.worktrees import Worktree, open_worktree, remove_worktree, slugify, worktree_at
+from bot.repos.worktrees import Worktree, known_repos, open_worktree, remove_worktree, slugify, worktree_at
 from bot.runs.threads import run_dir
 from engine import StarterRun, starter_paths
 
@@ -70,15 +70,17 @@ def worktree_git(binding: Binding, worktree: Worktree) -> tuple[Path, Path]:
 
 
 def thread_worktree(ws: Path) -> Worktree | None:
-    """The thread's worktree, or None when it has none (unbound, or removed by cleanup)."""
-    path = ws / REPO_DIR
-    return worktree_at(path) if path.is_dir() and any(path.iterdir()) else None
+    """The thread's worktree, or None when it has none (unbound, or removed by cleanup).
+
+    Raises ``RepoError`` when its ``.git`` was changed (the fix: ``/new``).
+    """
+    return worktree_at(ws / REPO_DIR, _repos(ws)) if _has_folder(ws) else None
 
 
 def mark_fresh(ws: Path, run_dir: Path) -> None:
     """``/new`` without words: drop the worktree now (its branch stays), open a new one next run."""
-    if thread_worktree(ws) is not None:
-        remove_worktree(ws / REPO_DIR, force=True)
+    if _has_folder(ws):
+        remove_worktree(ws / REPO_DIR, _repos(ws), force=True)  # a changed .git too: deleted without git
         (run_dir / FRESH_MARK).write_text("", encoding="utf-8")
 
 
@@ -97,14 +99,25 @@ def open_for_thread(home: Path, key: ThreadKey, ws: Path, run_dir: Path, ask: st
         return None  # a thread that began before the channel was bound keeps its plain folder
     mark = run_dir / FRESH_MARK
     fresh = new or mark.exists()
-    current = thread_worktree(ws)
-    if current is not None and not fresh:
-        return binding, current
-    if current is not None:
-        remove_worktree(current.path, force=True)
+    if not fresh:
+        current = thread_worktree(ws)
+        if current is not None:
+            return binding, current
+    elif _has_folder(ws):
+        remove_worktree(ws / REPO_DIR, known_repos(home), force=True)  # a changed .git too: deleted without git
     fetch(binding)
     wt = open_worktree(binding, thread_slug(ask, key.thread_ts), ws / REPO_DIR,
                        fresh=fresh or starter_paths(ws / REPO_DIR, isolate=True).workbench.root.exists())
     mark.unlink(missing_ok=True)
     return binding, wt
 
+
+def _has_folder(ws: Path) -> bool:
+    path = ws / REPO_DIR
+    return path.is_dir() and any(path.iterdir())
+
+
+def _repos(ws: Path) -> list[Path]:
+    # ws is <home>/workspaces/<thread> (workspace_dir): a worktree is trusted to belong only to a
+    # repository that home knows, never to the one its own .git names
+    return known_repos(ws.parent.parent)

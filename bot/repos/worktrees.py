@@ -5,6 +5,12 @@ touched: ``git worktree add -b`` only adds a branch and a folder. Where the bran
 in the worktree's private git folder (``flower-base``), so ``worktree_at`` recovers it after a
 restart and ``summary`` always diffs against the commit the thread started from. Branches are
 never deleted here: ``remove_worktree`` and ``cleanup`` remove folders, the work stays reachable.
+
+A worktree's files (its ``.git`` included) are the thread agent's: the bot's own git work on a
+thread runs in the repository (log, diff, push, ``worktree remove <path>``), and where git must
+see the worktree (status) it gets the worktree's git folder checked by ``bot.repos.linked``, never
+the one ``.git`` names. Which repositories a worktree may belong to comes from the caller
+(``known_repos``), not from the worktree.
 """
 
 from __future__ import annotations
@@ -14,17 +20,19 @@ import shutil
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable
 
 from bot.repos import git as g
 from bot.repos.git import RepoError
 from bot.repos.bindings import CLONES, Binding, Bindings
+from bot.repos.linked import WorktreeChangedError, checked_git_dir, plain_path
 
 BRANCH_PREFIX = "flower/"
-BASE_FILE = "flower-base"
+BASE_FILE = "flower-base"  # in the worktree's private git folder: outside the diff, removed with it
 MAX_SUFFIX = 100
 _SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
-__all__ = ["BRANCH_PREFIX", "Result", "Worktree", "cleanup", "open_worktree", "push",
+__all__ = ["BRANCH_PREFIX", "Result", "Worktree", "cleanup", "known_repos", "open_worktree", "push",
            "remove_worktree", "slugify", "summary", "worktree_at"]
 
 
@@ -101,49 +109,80 @@ def open_worktree(binding: Binding, thread_slug: str, into: str | Path, *,
         raise RepoError(f"could not add a worktree at {into} on {branch}: {done.stderr.strip()}. "
                         "Fix the cause above and start the thread again.")
     try:
-        _base_file(into).write_text(base_commit + "\n", encoding="utf-8")
-    except OSError:
+        (checked_git_dir(into, repo) / BASE_FILE).write_text(base_commit + "\n", encoding="utf-8")
+    except (OSError, RepoError):
         g.run("worktree", "remove", "--force", str(into), cwd=repo)
         _undo(repo, branch, into, made_dir)
         raise
     return Worktree(into, branch, base_commit, repo)
 
 
-def worktree_at(path: str | Path) -> Worktree:
-    """The ``Worktree`` made by ``open_worktree`` at ``path`` (after a restart, for instance).
+def known_repos(home: str | Path) -> list[Path]:
+    """Every repository thread worktrees under ``home`` may belong to: the bound ones and every
+    clone under ``home/repos`` (a clone stays after its channels are unbound), in sorted order."""
+    home = Path(home).resolve()
+    repos = {b.path for b in Bindings(home).all().values()}
+    clones = home / CLONES
+    if clones.is_dir():
+        repos |= {d for d in clones.iterdir() if d.is_dir() and not d.name.startswith(".")}
+    return sorted(repos)
 
-    Raises ``RepoError`` when ``path`` is not such a worktree.
+
+def worktree_at(path: str | Path, repos: Iterable[Path]) -> Worktree:
+    """The ``Worktree`` made by ``open_worktree`` at ``path`` in one of ``repos`` (after a restart).
+
+    ``repos``: the repositories it may belong to (the bot passes ``known_repos(home)``); the one
+    whose worktree list holds ``path`` is its repository. Raises ``RepoError`` when ``path`` is
+    not such a worktree, ``WorktreeChangedError`` (a ``RepoError``) when its ``.git`` no longer
+    leads to that repository; git never runs in ``path`` before that check.
     """
-    path = Path(path).resolve()
-    base = _base_file(path) if g.is_work_tree(path) else None
-    if base is None or not base.is_file():
-        raise RepoError(f"{path} is not a thread worktree made by flower. Open one with open_worktree().")
-    branch = g.git("symbolic-ref", "--quiet", "--short", "HEAD", cwd=path,
+    path = plain_path(path)
+    repo = _holder(path, repos)
+    if repo is None:
+        raise _not_ours(path)
+    git_dir = checked_git_dir(path, repo)
+    base = git_dir / BASE_FILE
+    if not base.is_file():
+        raise _not_ours(path)
+    branch = g.git("symbolic-ref", "--quiet", "--short", "HEAD", cwd=path, git_dir=git_dir,
                    fix="The worktree is on a detached HEAD; check its branch out again.")
-    main = g.git("worktree", "list", "--porcelain", cwd=path).splitlines()[0].removeprefix("worktree ")
-    return Worktree(path, branch, base.read_text(encoding="utf-8").strip(), Path(main))
+    return Worktree(path, branch, base.read_text(encoding="utf-8").strip(), repo)
 
 
-def remove_worktree(path: str | Path, *, force: bool = False) -> None:
-    """Remove the worktree folder at ``path``; its branch (and every commit on it) stays.
+def remove_worktree(path: str | Path, repos: Iterable[Path], *, force: bool = False) -> None:
+    """Remove the worktree folder at ``path`` (a worktree of one of ``repos``, see ``worktree_at``);
+    its branch (and every commit on it) stays.
 
-    Without ``force``, a worktree with uncommitted or untracked files raises ``RepoError``.
+    Without ``force``, a worktree with uncommitted or untracked files raises ``RepoError``, and so
+    does one whose ``.git`` was changed. With ``force``, such a folder is deleted without git and
+    the repository's worktree list pruned.
     """
-    wt = worktree_at(path)
+    try:
+        wt = worktree_at(path, repos)
+    except WorktreeChangedError as e:
+        if not force:
+            raise
+        _drop(e.path, e.repo)
+        return
     g.git("worktree", "remove", *(["--force"] if force else []), str(wt.path), cwd=wt.repo,
           fix=f"Commit the work in {wt.path} first, or remove it with force=True (those changes are lost).")
 
 
 def summary(worktree: Worktree) -> Result:
-    """The branch's commits, diff stat and diff since ``base_commit``, plus uncommitted files."""
-    span = f"{worktree.base_commit}..{worktree.branch}"
-    log = g.git("log", "--reverse", "--format=%h %s", span, cwd=worktree.path)
+    """The branch's commits, diff stat and diff since ``base_commit``, plus uncommitted files.
+
+    Refs are read in ``worktree.repo``; only the status needs the worktree, through its checked
+    git folder. Raises ``WorktreeChangedError`` (before any git call) when its ``.git`` was changed.
+    """
+    git_dir = checked_git_dir(worktree.path, worktree.repo)
+    repo, base, branch = worktree.repo, worktree.base_commit, worktree.branch
+    log = g.git("log", "--reverse", "--format=%h %s", f"{base}..{branch}", cwd=repo)
     return Result(
-        branch=worktree.branch,
+        branch=branch,
         commits=[line for line in log.splitlines() if line],
-        diffstat=g.git("diff", "--stat", worktree.base_commit, worktree.branch, cwd=worktree.path),
-        diff=g.git("diff", worktree.base_commit, worktree.branch, cwd=worktree.path),
-        uncommitted=g.status_lines(worktree.path),
+        diffstat=g.git("diff", "--stat", base, branch, cwd=repo),
+        diff=g.git("diff", base, branch, cwd=repo),
+        uncommitted=g.status_lines(worktree.path, git_dir=git_dir),
     )
 
 
@@ -151,10 +190,10 @@ def push(binding: Binding, worktree: Worktree, branch: str) -> tuple[str, str]:
     """``git push <remote> <commit>:refs/heads/<branch>`` (only on a person's click), the commit the
     branch points at now; returns the remote's name and that commit.
 
-    ``branch`` is the one the person was shown, never whatever the worktree has checked out. The
-    remote is ``origin`` when there is one, else the repository's only remote. Raises ``RepoError``
-    when the branch is gone, the repository has no remote (or several and no ``origin``) or the
-    push fails.
+    ``branch`` is the one the person was shown, never whatever the worktree has checked out; git
+    runs in the repository, never in the worktree. The remote is ``origin`` when there is one, else
+    the repository's only remote. Raises ``RepoError`` when the branch is gone, the repository has
+    no remote (or several and no ``origin``) or the push fails.
     """
     names = g.remotes(binding.path)
     if "origin" in names or len(names) == 1:
@@ -166,7 +205,7 @@ def push(binding: Binding, worktree: Worktree, branch: str) -> tuple[str, str]:
     ref = f"refs/heads/{branch}"
     commit = g.git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", cwd=binding.path,
                    fix=f"The branch {branch} is gone from {binding.path}; it cannot be pushed.")
-    g.git("push", "--quiet", remote, f"{commit}:{ref}", cwd=worktree.path,
+    g.git("push", "--quiet", remote, f"{commit}:{ref}", cwd=binding.path,
           fix=f"Check that this machine may push to {remote!r} without a password prompt.")
     return remote, commit
 
@@ -176,32 +215,61 @@ def cleanup(home: str | Path, keep: set[str]) -> list[Path]:
 
     Looks in every bound repository and every clone under ``home/repos``. Only linked worktrees
     inside ``home`` are candidates (never a bound checkout, nor a worktree someone made elsewhere);
-    they go with ``--force`` (their threads are over); branches stay. Stale entries whose folder is
-    already gone are pruned.
+    they go with ``--force`` (their threads are over), one whose ``.git`` was changed is deleted
+    without git; branches stay. Stale entries whose folder is already gone are pruned.
     """
     home = Path(home).resolve()
-    kept = {Path(p).resolve() for p in keep}
-    repos = {b.path for b in Bindings(home).all().values()}
-    clones = home / CLONES
-    if clones.is_dir():
-        repos |= {d for d in clones.iterdir() if d.is_dir() and not d.name.startswith(".")}
+    kept = {plain_path(p) for p in keep}
     removed: list[Path] = []
-    for repo in sorted(repos):
+    for repo in known_repos(home):
         if not g.is_work_tree(repo):
             continue
         g.git("worktree", "prune", cwd=repo)
         for path in _linked_worktrees(repo):
             if path.is_relative_to(home) and path not in kept:
-                g.git("worktree", "remove", "--force", str(path), cwd=repo)
+                try:
+                    checked_git_dir(path, repo)
+                except WorktreeChangedError:
+                    _drop(path, repo)
+                else:
+                    g.git("worktree", "remove", "--force", str(path), cwd=repo)
                 removed.append(path)
     return removed
 
 
+def _not_ours(path: Path) -> RepoError:
+    return RepoError(f"{path} is not a thread worktree made by flower. Open one with open_worktree().")
+
+
+def _holder(path: Path, repos: Iterable[Path]) -> Path | None:
+    for repo in repos:
+        try:
+            if path in _linked_worktrees(repo):
+                return Path(repo).resolve()
+        except RepoError:
+            continue  # gone, or no repository any more: it holds no worktree
+    return None
+
+
 def _linked_worktrees(repo: Path) -> list[Path]:
     out = g.git("worktree", "list", "--porcelain", cwd=repo)
-    paths = [Path(line.removeprefix("worktree ")).resolve()
+    paths = [plain_path(line.removeprefix("worktree "))
              for line in out.splitlines() if line.startswith("worktree ")]
     return paths[1:]  # the first entry is the main checkout: never a candidate
+
+
+def _drop(path: Path, repo: Path) -> None:
+    # the folder's files are the agent's: delete them without git (never following a link), then
+    # let the repository forget the worktree whose folder is gone
+    try:
+        if path.is_symlink() or not path.is_dir():
+            path.unlink(missing_ok=True)
+        else:
+            shutil.rmtree(path)
+    except OSError as e:
+        raise RepoError(f"could not delete the thread folder {path} ({e}). Delete it by hand; the "
+                        f"thread's branch stays in {repo}.") from e
+    g.git("worktree", "prune", cwd=repo)
 
 
 def _free_branch(repo: Path, name: str, *, fresh: bool) -> str:
@@ -217,13 +285,6 @@ def _free_branch(repo: Path, name: str, *, fresh: bool) -> str:
             return f"{name}-{n}"
     raise RepoError(f"branches {name}-2 to {name}-{MAX_SUFFIX} all exist in {repo}. Delete old "
                     f"{BRANCH_PREFIX} branches you no longer need.")
-
-
-def _base_file(worktree: Path) -> Path:
-    # the worktree's private git folder: not in the working tree (no stray file in the diff) and
-    # removed by git together with the worktree
-    rel = g.git("rev-parse", "--git-path", BASE_FILE, cwd=worktree)
-    return (worktree / rel).resolve()
 
 
 def _undo(repo: Path, branch: str, into: Path, made_dir: bool) -> None:

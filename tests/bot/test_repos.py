@@ -249,7 +249,7 @@ def test_existing_branch_refused_and_fresh_keeps_old(binding, home):
         open_worktree(binding, "topic", home / "t2" / "repo")
     assert not (home / "t2").exists()
     assert sh("for-each-ref", "--format=%(refname)", "refs/heads", cwd=binding.path) == branches
-    remove_worktree(old.path)  # /new: the old folder goes, its branch stays
+    remove_worktree(old.path, [binding.path])  # /new: the old folder goes, its branch stays
     new = open_worktree(binding, "topic", home / "t1" / "repo", fresh=True)
     assert new.branch == "flower/topic-2" and not (new.path / "o.txt").exists()
     assert sh("rev-parse", "flower/topic", cwd=binding.path) == old_head
@@ -260,8 +260,8 @@ def test_remove_dirty_worktree_needs_force(binding, home):
     wt = open_worktree(binding, "t", home / "w")
     (wt.path / "wip.txt").write_text("x")
     with pytest.raises(RepoError, match="force=True"):
-        remove_worktree(wt.path)
-    remove_worktree(wt.path, force=True)
+        remove_worktree(wt.path, [binding.path])
+    remove_worktree(wt.path, [binding.path], force=True)
     assert not wt.path.exists() and branch_exists(binding.path, "flower/t")
 
 
@@ -289,10 +289,10 @@ def test_failed_add_leaves_no_branch_or_folder(binding, home, tmp_path):
 def test_worktree_at_recovers_after_restart(binding, home):
     wt = open_worktree(binding, "t", home / "w")
     commit_file(wt.path, "x", "x", "x")
-    assert worktree_at(wt.path) == wt
+    assert worktree_at(wt.path, [binding.path]) == wt
     assert not any(p.name == "flower-base" for p in wt.path.rglob("flower-base"))  # not in the tree
     with pytest.raises(RepoError, match="not a thread worktree"):
-        worktree_at(binding.path)
+        worktree_at(binding.path, [binding.path])
 
 
 def test_cleanup_removes_worktrees_keeps_branches(home, checkout, remote, tmp_path):
