@@ -10,9 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bot.repos import git as g
 from bot.repos.bindings import Binding, Bindings, fetch
-from bot.repos.git import RepoError
+from bot.repos.linked import checked_git_dir, common_dir
 from bot.store.records import ThreadKey
 from bot.repos.worktrees import Worktree, known_repos, open_worktree, remove_worktree, slugify, worktree_at
 from bot.runs.threads import run_dir
@@ -54,19 +53,9 @@ def thread_run(ws: Path, **options: Any) -> StarterRun:
 
 
 def worktree_git(binding: Binding, worktree: Worktree) -> tuple[Path, Path]:
-    """The thread worktree's (common git folder, own git folder), from the bot's own repository.
-
-    The worktree's ``.git`` file is the agent's to rewrite, so it is only checked against the
-    repository: it must name a folder in ``<common>/worktrees/``. Raises ``RepoError`` otherwise.
-    """
-    common = Path(g.git("rev-parse", "--path-format=absolute", "--git-common-dir", cwd=binding.path)).resolve()
-    dotgit = worktree.path / ".git"
-    said = dotgit.read_text(encoding="utf-8", errors="replace").strip() if dotgit.is_file() else ""
-    own = Path(said.removeprefix("gitdir:").strip()).resolve() if said.startswith("gitdir:") else None
-    if own is None or dotgit.is_symlink() or own.parent != common / "worktrees":
-        raise RepoError(f"the worktree's {dotgit} was changed: it points at {said[:200]!r}, not at "
-                        f"{common / 'worktrees'}. Start over with /new to get a fresh worktree.")
-    return common, own
+    """The thread worktree's (common git folder, own git folder), checked against the bot's own
+    repository (``linked.checked_git_dir``: the agent may have rewritten its ``.git``)."""
+    return common_dir(binding.path), checked_git_dir(worktree.path, binding.path)
 
 
 def thread_worktree(ws: Path) -> Worktree | None:
