@@ -7,9 +7,8 @@ runs wrote then finds no token or key. What the model was shown and what is on d
 
 from __future__ import annotations
 
-import os
 import shutil
-import sys
+import subprocess
 
 import pytest
 
@@ -18,7 +17,8 @@ from bot.render import texts
 from engine.testing import prompt_contains, text, tool_use
 from engine.testing.env import FAKE_API_KEY
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE, WORKER
-from tests.bot.test_faults import ACHIEVED, CHANNEL, FAST_BOT, GOAL, posted, start_thread
+from tests.bot.test_faults import ACHIEVED, FAST_BOT, GOAL, posted, start_thread
+from tests.bot.test_repos_e2e import checkout  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.skipif(not (shutil.which("bwrap") and shutil.which("socat")),
                                 reason="the sandbox needs bubblewrap and socat (make test installs them)")
@@ -116,3 +116,29 @@ def test_the_bot_refuses_to_start_without_bubblewrap(monkeypatch, tmp_path, caps
     said = capsys.readouterr().err
     assert "bubblewrap and socat" in said and "apt-get install bubblewrap socat" in said
     assert "FLOWER_SANDBOX=off" in said and said.count("\n") == 1
+
+
+@pytest.mark.usefixtures("git_identity")
+async def test_a_bound_threads_worker_commits_but_cannot_plant_hooks_or_read_the_bot(
+        make_bot, slack_env, fake_model, tmp_path, checkout):
+    slack, (repo, _) = slack_env, checkout
+    home = tmp_path / "home"
+    hook = repo / ".git" / "hooks" / "pre-push"
+    fake_model.rule(text(_brief("COMMIT")), when=CLARIFIER)
+    fake_model.rule(text(GOAL), when=[JUDGE, prompt_contains("设定目标")], sequence="call", repeat_last=True)
+    fake_model.rule(text(ACHIEVED), when=[JUDGE, prompt_contains("判定这一轮")], sequence="call", repeat_last=True)
+    fake_model.rule(tool_use("Bash", {"command": (
+        f"head -c 300 {home}/bot.db; echo 'touch {tmp_path}/hook-ran' > {hook}; git config core.fsmonitor x; "
+        "printf 'print(1)' > one.py && python3 one.py && git add one.py && git commit -qm 'add one' && echo committed; "
+        "true")}), text("done"), when=[WORKER, prompt_contains("do commit")])
+    _coder("commit", fake_model)
+    await make_bot(FAST_BOT, FLOWER_ADMINS="U0ALICE")
+    ts = await start_thread(slack, f"/repo {repo}")
+    await posted(slack, ts, "bound to a repository")
+    thread = await start_thread(slack, "commit a file")
+    await posted(slack, thread, "Done: the goal is achieved")
+    shown = _shown_to_worker(fake_model, "do commit")
+    assert "committed" in shown and "SQLite format" not in shown
+    assert not hook.exists() and "fsmonitor" not in (repo / ".git" / "config").read_text()
+    log = subprocess.run(["git", "-C", str(repo), "log", "--all", "--format=%s"], capture_output=True, text=True).stdout
+    assert "add one" in log

@@ -5,8 +5,6 @@ bad input gets its message in the thread."""
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 from pathlib import Path
 
@@ -81,10 +79,6 @@ def buttons(call) -> dict[str, dict]:
 async def test_bound_channel_threads_get_own_branches_push_diff_new(make_bot, slack_env, fake_model, tmp_path,
                                                                     checkout):
     slack, (repo, bare) = slack_env, checkout
-    # as README says: workers may commit only when the bot account's Claude Code USER settings allow
-    # it (a thread worktree's own .claude/settings.json is untrusted, and the CLI ignores its allows)
-    (Path(os.environ["CLAUDE_CONFIG_DIR"]) / "settings.json").write_text(json.dumps(
-        {"permissions": {"allow": ["Bash(git add:*)", "Bash(git commit:*)"]}}))
     bot = await make_bot(FLOWER_ADMINS="U0ALICE")
     head = sh("rev-parse", "HEAD", cwd=repo)
 
