@@ -24,7 +24,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.slack.app import build_app
 from bot.slack.catchup import catch_up, recent_threads
 from bot.runs.transport import Answers
-from bot.config import Config, ConfigError, load_config
+from bot.config import Config, load_config
 from bot.slack.intake import Intake
 from bot.slack.middleware import Gate
 from bot.runs.jobs import BotOptions, Jobs
@@ -32,7 +32,8 @@ from bot.slack.outbox import Outbox
 from bot.repos.threads import REPO_DIR
 from bot.store.bot_store import BotStore
 from bot.runs.threads import workspace_dir
-from bot.sandbox import SandboxUnavailable, require_sandbox
+from bot.sandbox import require_sandbox
+from engine import FlowerError, check_cli
 from bot.slack.watchdog import SocketWatchdog
 from bot.repos.worktrees import cleanup
 
@@ -184,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
             config.refuse_if_open()
             if config.sandbox:
                 require_sandbox()
-    except (ConfigError, SandboxUnavailable) as exc:
+            check_cli()  # every run needs it: a missing CLI stops the bot here, not each run later
+    except FlowerError as exc:  # ConfigError, SandboxUnavailable, a CLI that cannot start
         print(f"flower-bot: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     if args == ["cleanup"]:

@@ -22,6 +22,7 @@ from engine._events import (
     TaskWarning,
     TurnEnded,
     VerdictGiven,
+    WaitingForApi,
     WaitingOnline,
     WorkflowDone,
 )
@@ -70,6 +71,7 @@ from engine._flow.base import Step, StepAbort, Workflow
 from engine._stores.sqlite_read import last_context_tokens
 from engine._flow.oracle import consult
 from engine._flow.starter_run import StarterRun
+from engine._run.launcher import check_cli
 from engine._run.signals import install as install_signal_rescue
 from engine._flow.starter import (
     WORK_STEP,
@@ -110,6 +112,7 @@ __all__ = [
     "ResultReported",
     "RetryScheduled",
     "WaitingOnline",
+    "WaitingForApi",
     "HandoffEvent",
     "Interrupted",
     "TaskWarning",
@@ -127,6 +130,7 @@ __all__ = [
     "starter_flow",
     "StarterRun",
     "install_signal_rescue",
+    "check_cli",
     "wake_state",
     "starter_paths",
     "StarterPaths",

@@ -28,6 +28,7 @@ EventKind = Literal[
     "result",  # ResultReported
     "retry",  # RetryScheduled
     "offline",  # WaitingOnline
+    "storm",  # WaitingForApi (phase waiting / back)
     "handoff",  # HandoffEvent (phase near / writing / done)
     "interrupt",  # Interrupted
     "task",  # TaskWarning
@@ -37,6 +38,7 @@ EventKind = Literal[
 ]
 HandoffPhase = Literal["near", "writing", "done"]
 AskPhase = Literal["asked", "answered", "cancelled"]
+StormPhase = Literal["waiting", "back"]
 VerdictEventState = Literal["achieved", "not_yet", "unreachable", "unclear"]
 
 _COMMON = ("step", "at")
@@ -123,6 +125,18 @@ class WaitingOnline(Event):
     host: str
     port: int
     waited_s: float
+
+
+@dataclass(frozen=True)
+class WaitingForApi(Event):
+    """The model's API failed transiently past the retry budget (``failures`` in a row, the last
+    ``error``): ``waiting`` for it, trying every ``every_s`` seconds; ``back`` once it answers."""
+
+    kind: ClassVar[EventKind] = "storm"
+    phase: StormPhase
+    failures: int = 0
+    every_s: float = 0.0
+    error: str = ""
 
 
 @dataclass(frozen=True)

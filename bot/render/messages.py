@@ -65,7 +65,8 @@ ANSWER_PREFIX = "flower_answer:"  # + the option's index: one action id per butt
 STOP_ACTION = "flower_stop"
 NEW_ACTION = "flower_new"
 MAX_OPTIONS = 3 * MAX_ACTIONS_ELEMENTS  # more would bury the question; the rest can be typed
-StatusState = ThreadState  # the status line shows the thread's state
+StatusState = ThreadState | Literal["waiting_api"]  # the thread's state, or a run waiting out API errors
+LIVE: tuple[str, ...] = (*ACTIVE, "waiting_api")  # the states whose status message has Stop / Start over
 _USER_ID = re.compile(r"[UW][A-Z0-9]{2,}")
 
 
@@ -173,7 +174,7 @@ def status_message(
     blocks: list[dict[str, Any]] = [section(line)]
     if workspace:
         blocks.append(context(texts.WORKSPACE.format(path=escape(clip(workspace, 500)))))
-    if state in ACTIVE:
+    if state in LIVE:
         blocks.append({"type": "actions", "block_id": "flower_status", "elements": [
             button(texts.STOP_BUTTON, STOP_ACTION, thread or "stop", style="danger"),
             button(texts.START_OVER_BUTTON, NEW_ACTION, thread or "new")]})

@@ -19,6 +19,7 @@ from engine import (
     RetryScheduled,
     TaskWarning,
     VerdictGiven,
+    WaitingForApi,
     WaitingOnline,
     human_tokens,
 )
@@ -30,6 +31,7 @@ __all__ = [
     "handoff_notice",
     "offline_notice",
     "retry_notice",
+    "storm_notice",
     "unverifiable_notice",
     "verdict_message",
     "wake_banner",
@@ -134,6 +136,15 @@ def offline_notice(host: str, port: int | str, waited_s: float) -> Payload:
     return _notice(texts.OFFLINE.format(host=escape(str(host)), port=escape(str(port)), waited=duration(waited_s)))
 
 
+def storm_notice(phase: str, failures: int = 0, every_s: float = 0.0, error: str = "") -> Payload:
+    """Waiting out API errors past the retry budget (said once), or the API answering again."""
+    if phase != "waiting":
+        return _notice(texts.STORM_BACK)
+    first = " ".join(error.split())
+    why = f" (`{escape(clip(first, 200))}`)" if first else ""
+    return _notice(texts.STORM_WAITING.format(failures=failures, why=why, every=duration(every_s)))
+
+
 def unverifiable_notice(count: int, total: int | str, path: str) -> Payload:
     """Some checks of the goal cannot be verified in this environment (listed in ``path``)."""
     return _notice(texts.UNVERIFIABLE.format(count=count, total=total),
@@ -155,6 +166,8 @@ def event_notice(event: Event) -> Payload | None:
                                 kind=event.failure, error=event.error)
         case WaitingOnline():
             return offline_notice(event.host, event.port, event.waited_s)
+        case WaitingForApi():
+            return storm_notice(event.phase, event.failures, event.every_s, event.error)
         case TaskWarning() if event.unverifiable:
             return unverifiable_notice(len(event.unverifiable), event.total, event.path)
     return None

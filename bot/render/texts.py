@@ -35,11 +35,24 @@ RUN_STOPPED = ":black_square_for_stop: Stopped. Reply here to continue, or `/new
 RUN_FAILED = ":x: The run failed: {reason}"
 RUN_REPO_FAILED = ":x: The thread's repository could not be prepared: {reason}"
 ROUNDS_RAN_OUT = "the judge's rounds ran out"  # why a run ended without the goal, when nothing else says
+# Why a step could not go on (bot.render.failures): {detail} is the error kind and text as the API said them.
+FAILED_AUTH = ("the model refused the API key (401: {detail}). Fix `ANTHROPIC_API_KEY` (or "
+               "`CLAUDE_CODE_OAUTH_TOKEN`) in the bot's settings and restart it, then reply here to go on.")
+FAILED_FORBIDDEN = ("the model refused access (403: {detail}): this key may not use this model or "
+                    "organisation. Check the key's permissions, then reply here to go on.")
+FAILED_BILLING = ("the model's account has no credit left ({detail}). Add credit or change "
+                  "`ANTHROPIC_API_KEY`, then reply here to go on.")
+FAILED_MODEL = ("the model name is unknown ({detail}). Fix `ANTHROPIC_MODEL` (or the role's model) in "
+                "the bot's settings and restart it, then reply here to go on.")
+FAILED_CLI = ("Claude Code could not start ({detail}). Reinstall it on the bot's machine "
+              "(`pip install --force-reinstall claude-agent-sdk`), then reply here to go on.")
+FAILED_STEP = "step {step} failed: {detail}"
 
 # -- The status message of a run, edited in place --------------------------------------------
 
 STATUS_STATE = {
     "idle": "💤 Idle", "queued": "🕒 Queued", "running": "⏳ Running", "waiting": "💬 Waiting for an answer",
+    "waiting_api": "⏳ Waiting for the model's API",
     "done": "✅ Done", "failed": "❌ Failed", "stopped": "⏹️ Stopped", "parked": "⏸️ Parked: waiting for an answer",
 }
 STATUS_STEP = "step *{step}*"
@@ -124,6 +137,9 @@ HANDOFF_PATH = "Handoff: `{path}`"
 RETRY = "⚠️ The model is unavailable{why}, try {attempt}/{max_attempts}; retrying the same session in {delay}."
 RETRY_WHY = " ({kind})"
 OFFLINE = "📡 Can't reach {host}:{port} — waited {waited} so far; the run continues when it's back."
+STORM_WAITING = ("⏳ *Waiting for the model's API*: it failed {failures} times in a row{why}. I'll try again "
+                 "every {every} and go on by myself when it answers.")
+STORM_BACK = "✅ The model's API answers again; going on."
 UNVERIFIABLE = "⚠️ {count}/{total} checks of the goal can't be verified here."
 UNVERIFIABLE_SEE = "See `{path}`"
 

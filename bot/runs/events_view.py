@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 
 from bot.render.messages import Payload, StatusState, event_notice, status_message
-from engine import Event, ResultReported, StepStarted, TurnEnded, VerdictGiven
+from engine import Event, ResultReported, StepStarted, TurnEnded, VerdictGiven, WaitingForApi
 
 
 @dataclass
@@ -23,6 +23,7 @@ class RunStatus:
     context: int = 0
     cost: float = 0.0
     state: StatusState = "running"
+    storm: bool = False  # waiting out a storm of API errors (shown instead of "running")
     _step_cost: dict[str, float] = field(default_factory=dict)
 
     def apply(self, event: Event) -> Payload | None:
@@ -47,10 +48,13 @@ class RunStatus:
                 return None
             case VerdictGiven():
                 self.round = event.round + 1 if event.state in ("not_yet", "unclear") else event.round
+            case WaitingForApi():
+                self.storm = event.phase == "waiting"
         return event_notice(event)
 
     def payload(self, thread: str, now: float | None = None) -> Payload:
         """The status message; ``thread`` is the value its Stop / Start over buttons carry."""
         return status_message(step=self.step, round=self.round, context_tokens=self.context or None,
                               cost_usd=self.cost, elapsed_s=(now or time.time()) - self.started,
-                              state=self.state, thread=thread)
+                              state="waiting_api" if self.storm and self.state == "running" else self.state,
+                              thread=thread)

@@ -10,6 +10,7 @@ outcome.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Config
 from bot.render import controls, deadline as render_deadline, messages as render, repo as render_repo, texts
+from bot.render.failures import failure_reason
 from bot.repos.git import RepoError, remotes
 from bot.repos.threads import open_for_thread, thread_run, worktree_git
 from bot.repos.worktrees import summary as repo_summary
@@ -31,10 +33,12 @@ from bot.runs.transport import Answers, SlackTransport
 from bot.sandbox import thread_sandbox
 from bot.slack.outbox import Outbox, edit
 from bot.store.bot_store import BotStore, Question as StoredQuestion, ThreadKey
-from engine import Event, Question, StarterRun
+from engine import Event, Question, Resilience, StarterRun
 
 ASK_FILE = "bot-ask.txt"  # the thread's request, kept so a restart can redo an unfinished clarify
 
+
+log = logging.getLogger(__name__)
 
 @dataclass
 class BotOptions:
@@ -93,7 +97,7 @@ class Runner:
             saved = rd / ASK_FILE
             run.bound = await asyncio.to_thread(open_for_thread, self.config.home, key, ws, rd,
                                     ask or (saved.read_text(encoding="utf-8") if saved.exists() else ""), new=new)
-            runtime = dict(self.options.runtime or {})
+            runtime = {"resilience": Resilience(wait_out_storms=True), **(self.options.runtime or {})}
             if self.config.sandbox:
                 git = await asyncio.to_thread(worktree_git, *run.bound) if run.bound is not None else None
                 runtime["sandbox"] = thread_sandbox(self.config.home, secret_files=self.config.settings_files,
@@ -143,6 +147,8 @@ class Runner:
         if feed is not None:
             feed.status.state = state
         if isinstance(outcome, Finished):
+            if not outcome.ok:
+                log.warning("run in %s ended without its goal: %s", name, failure_reason(outcome.ctx))
             status_ts = feed.ts if feed is not None else None
             summary = _summary(outcome.ctx, run.workspace)
             await self.outbox.send(key, "summary", f"summary:{name}:{status_ts}", summary["text"], summary["blocks"])
@@ -156,6 +162,7 @@ class Runner:
             await feed.finish()
         await self.store.set_state(key, state)
         if isinstance(outcome, Failed):
+            log.warning("run in %s failed: %s", name, outcome.reason)
             text = (texts.RUN_REPO_FAILED if outcome.repo else texts.RUN_FAILED).format(reason=outcome.reason)
             await self.outbox.send(key, "error", f"{'repo-error' if outcome.repo else 'error'}:{name}:{time.time()}",
                                    text)
@@ -203,5 +210,4 @@ def _summary(ctx: dict[str, Any], ws: Path | None) -> render.Payload:
     results = ctx.get("_results", {})
     cost = sum(getattr(r, "cost_usd", 0.0) or 0.0 for r in results.values())
     ok = bool(ctx.get("_ok"))
-    why = "" if ok else str(ctx.get("_aborted") or ctx.get("_failed") or texts.ROUNDS_RAN_OUT)
-    return render.summary_message(ok, cost, None, str(ws), why)
+    return render.summary_message(ok, cost, None, str(ws), "" if ok else failure_reason(ctx))

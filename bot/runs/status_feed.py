@@ -62,7 +62,7 @@ class StatusFeed:
                 return
             if isinstance(event, Event):
                 note = self.status.apply(event)
-                dirty = dirty or event.kind in ("step", "turn", "result")
+                dirty = dirty or event.kind in ("step", "turn", "result", "storm")
                 if note:
                     n += 1
                     await self.outbox.send(self.key, event.kind, f"{event.kind}:{self._tag}:{n}",

@@ -23,6 +23,7 @@ from engine._errors import FlowerError
 from engine._events import OnEvent, StepStarted, WorkflowDone, emit
 from engine._run.lineage import LINEAGE_FILE, Lineage
 from engine._run.manifest import StepResult
+from engine._run.resilience import classify
 
 if TYPE_CHECKING:
     from engine._run.runtime import Runtime
@@ -133,6 +134,8 @@ class Workflow:
                 index += 1
                 continue
             decision = step.on_fail
+            if _fatal(result):
+                decision = "stop"  # nor can asking whether to retry it
             if decision == "ask":
                 decision = await self._ask_on_fail(step, ctx)
             if decision == "retry":
@@ -181,6 +184,8 @@ class Workflow:
             ctx["_results"][step.name] = result
             if result.session_id:
                 remember(result.session_id)
+            if _fatal(result):
+                break  # a refused key, an unknown model: trying the step again cannot help
             if result.ok:
                 try:
                     verdict = step.gate(result, ctx) if step.gate is not None else True
@@ -212,3 +217,8 @@ class Workflow:
             return "stop"
         text = (answer.text or "").strip()
         return {ASK_RETRY: "retry", ASK_CONTINUE: "continue"}.get(text, "stop")
+
+
+def _fatal(result: StepResult) -> bool:
+    """A failure no retry can mend (``resilience.classify`` of the error's kind and text)."""
+    return not result.ok and classify(f"{result.error_kind or ''} {result.error or ''}".strip()) == "fatal"

@@ -20,6 +20,7 @@ import atexit
 import hashlib
 import os
 import shlex
+import subprocess
 import shutil
 import stat
 import sys
@@ -82,6 +83,25 @@ def real_cli() -> Path:
             "Claude Code CLI not found: the claude-agent-sdk wheel has no bundled CLI and "
             "`claude` is not on PATH. Reinstall claude-agent-sdk or install Claude Code.")
     return Path(found)
+
+
+def check_cli(cli: str | os.PathLike[str] | None = None, *, timeout: float = 120.0) -> str:
+    """Run ``cli --version`` (default: the CLI the SDK would run) and return what it printed.
+
+    Raises ``FlowerError`` naming the CLI and the fix when it is missing or cannot start, so a
+    host can refuse to start instead of failing every run later.
+    """
+    path = Path(cli) if cli is not None else real_cli()
+    fix = "Reinstall it (pip install --force-reinstall claude-agent-sdk) or put Claude Code on PATH."
+    try:
+        done = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise FlowerError(f"Claude Code CLI {path} cannot start ({exc}). {fix}") from None
+    if done.returncode != 0:
+        said = (done.stderr or done.stdout).strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
+        raise FlowerError(f"Claude Code CLI {path} cannot start ({said[0]}). {fix}")
+    return done.stdout.strip()
 
 
 _folder: list[Path] = []

@@ -33,7 +33,8 @@ _FATAL = re.compile(
     r"authentication|unauthori[sz]ed|\b401\b|\b403\b|forbidden|invalid[ _-]?api[ _-]?key|"
     r"invalid x-api-key|permission[ _-]denied|billing|credit balance|insufficient[ _-]quota|"
     r"model.{0,40}not[ _-]found|not_found_error|invalid_request|\b400\b|bad request|"
-    r"oauth token|account.{0,30}(disabled|suspended)",
+    r"oauth token|account.{0,30}(disabled|suspended)|CLINotFoundError|Claude Code (CLI )?not found|"
+    r"issue with the selected model|model_not_found|authentication_failed|billing_error",
     re.IGNORECASE,
 )
 _TRANSIENT = re.compile(
@@ -92,6 +93,11 @@ class Resilience:
     ``max_attempts`` counts the first attempt. The backoff for attempt n (1-based) is
     ``min(base_delay * 2**(n-1), max_delay)`` times a jitter of ±25%. ``wait_online`` probes
     every ``probe_interval`` seconds for at most ``max_offline_wait`` seconds.
+
+    ``wait_out_storms`` (off by default, as the spec has it; the Slack bot turns it on): a
+    transient failure past ``max_attempts`` does not end the step; it is tried again every
+    ``max_delay`` seconds for as long as it takes (``WaitingForApi`` says so once, and again
+    when the API answers).
     """
 
     enabled: bool = True
@@ -103,6 +109,7 @@ class Resilience:
     max_offline_wait: float = 3600.0
     retry_unknown: bool = True
     resume_prompt: str = RESUME_PROMPT
+    wait_out_storms: bool = False
 
     def classify(self, text: str) -> FailureKind:
         """See the module-level ``classify``."""

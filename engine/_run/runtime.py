@@ -7,6 +7,7 @@ the handoff when the context fills all happen inside that one call.
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -23,6 +24,7 @@ from engine._events import (
     RetryScheduled,
     SessionStarted,
     TurnEnded,
+    WaitingForApi,
     WaitingOnline,
     emit,
 )
@@ -47,6 +49,8 @@ def _policy(value, default_cls, *, default_on: bool):
     on = default_on if value is None else bool(value)
     return default_cls(enabled=on)
 
+
+MAX_ERRORS_KEPT = 50  # a storm waited out for days must not grow the manifest without end
 
 class Runtime:
     """Runs steps in one workspace, with their transcripts in ``<run_dir>/sessions.db``.
@@ -125,6 +129,7 @@ class Runtime:
         self._said: list[str] = []
         self._ctx = 0
         self._warned = False
+        self._storm = False  # a transient storm outlasted the retry budget (Resilience.wait_out_storms)
         self.env = None if env is None else dict(env)
         self.own_process_group = own_process_group
         self.sandbox = sandbox
@@ -194,6 +199,7 @@ class Runtime:
                 fork_cur, at_cur = False, None
                 if out.error is None:  # exit 1: success
                     result.ok, result.text, result.error, result.error_kind = True, out.text, None, None
+                    self._api_answered(name, on_event)
                     break
                 result.error, result.error_kind = out.error, out.error_kind
                 if out.error == self.INTERRUPTED:  # exit 2: a person spoke; not a failed attempt
@@ -224,10 +230,17 @@ class Runtime:
                     session, prompt_cur = None, h.prompt_block()
                     self._ctx, self._warned, attempt = 0, False, attempt - 1
                     continue
-                result.errors.append(out.error)  # exit 4: retry, or give up
-                if out.limit or not self._may_retry(attempt, out.error):
+                result.errors.append(out.error)  # exit 4: retry, wait a storm out, or give up
+                del result.errors[:-MAX_ERRORS_KEPT]
+                if out.limit:
                     break
-                await self._back_off(name, attempt, out.error, on_event)
+                said = f"{out.error_kind or ''} {out.error}".strip()  # the kind names what the text may not
+                if self._may_retry(attempt, said):
+                    await self._back_off(name, attempt, out.error, on_event)
+                elif self._storming(said):
+                    await self._wait_storm(name, attempt, out.error, on_event)
+                else:
+                    break
                 if session:
                     prompt_cur, result.resumed = self.resilience.resume_prompt, True
         finally:
@@ -258,6 +271,26 @@ class Runtime:
         if online:
             await asyncio.sleep(delay)
 
+    def _storming(self, error: str) -> bool:
+        r = self.resilience
+        return r.enabled and r.wait_out_storms and r.classify(error) == "transient"
+
+    async def _wait_storm(self, name: str, attempt: int, error: str, on_event: OnEvent | None) -> None:
+        """Past the retry budget in a transient storm: say so once, then try every ``max_delay``."""
+        r = self.resilience
+        if not self._storm:
+            self._storm = True
+            emit(on_event, WaitingForApi(name, phase="waiting", failures=attempt, every_s=r.max_delay,
+                                         error=error[:500]))
+        await r.wait_online(on_wait=lambda host, port, waited: emit(on_event, WaitingOnline(
+            name, host=host, port=port, waited_s=round(waited, 1))))
+        await asyncio.sleep(r.max_delay * random.uniform(0.75, 1.25))
+
+    def _api_answered(self, name: str, on_event: OnEvent | None) -> None:
+        if self._storm:
+            self._storm = False
+            emit(on_event, WaitingForApi(name, phase="back"))
+
     def _handoff_turn(self, spec: AgentSpec, result: StepResult, session: str | None):
         """The retiring session's handoff turn: no budget cap (it must get written), no events."""
         async def turn(prompt: str) -> tuple[str | None, str]:
@@ -274,6 +307,7 @@ class Runtime:
 
     def _on_context(self, name: str, on_event: OnEvent | None, watch: bool):
         def check(tokens: int) -> str | None:
+            self._api_answered(name, on_event)
             self._ctx = tokens
             emit(on_event, TurnEnded(name, context=tokens))
             if not (watch and self.handoff.enabled):
