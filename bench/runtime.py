@@ -12,6 +12,8 @@ workbench's spill guard has work) then a final text, served by the offline fake 
   tool whitelist hook, the plugin;
 - ``runtime``: ``Runtime(workspace=..., run_dir=..., workbench=True)``: also the workbench hooks
   (spill, index) and the workbench block in the system prompt. The target compares this to raw.
+- ``runtime+sandbox``: the same in ``engine.Sandbox`` (issue 12: what the Slack bot runs): every
+  Bash command under bubblewrap with its network proxy, the file tools behind the fence hook.
 
 The two middle modes say where an overhead comes from. Each run is a fresh worker process
 (``--worker``), so its memory figures are its own: peak RSS of the worker plus its CLI process,
@@ -46,7 +48,8 @@ TARGET_MB = 20.0  # and at most 20 MB of peak memory
 SAMPLE_S = 0.02
 _RUN_IDS = itertools.count()
 MODES = {"raw": "query(), CLI's own files", "raw+store": "query() + SqliteSessionStore",
-         "runtime-nowb": "Runtime, workbench=False", "runtime": "Runtime, workbench=True"}
+         "runtime-nowb": "Runtime, workbench=False", "runtime": "Runtime, workbench=True",
+         "runtime+sandbox": "Runtime, workbench=True, sandboxed"}
 _BASH = ["git status", "ls -la", "wc -l *.txt", "seq 1 3000", "git status --short", "ls"]
 
 
@@ -158,10 +161,11 @@ async def _raw(ws: Path, prompt: str, run_dir: Path | None) -> bool:
     return ok
 
 
-async def _runtime(ws: Path, prompt: str, run_dir: Path, workbench: bool) -> bool:
-    from engine import AgentSpec, Runtime
+async def _runtime(ws: Path, prompt: str, run_dir: Path, workbench: bool, sandboxed: bool = False) -> bool:
+    from engine import AgentSpec, Runtime, Sandbox
 
-    rt = Runtime(workspace=ws, run_dir=run_dir, workbench=workbench)
+    fence = Sandbox(deny_read=(ws.parent,), domains=("pypi.org",)) if sandboxed else None
+    rt = Runtime(workspace=ws, run_dir=run_dir, workbench=workbench, sandbox=fence)
     spec = AgentSpec(name="bench", instructions="", allowed_tools=list(TOOLS),
                      permission_mode="acceptEdits")
     try:
@@ -183,7 +187,8 @@ def worker(mode: str, ws: Path, prompt: str, run_dir: Path) -> dict[str, Any]:
     if mode.startswith("raw"):
         ok = asyncio.run(_raw(ws, prompt, run_dir if mode == "raw+store" else None))
     else:
-        ok = asyncio.run(_runtime(ws, prompt, run_dir, workbench=mode == "runtime"))
+        ok = asyncio.run(_runtime(ws, prompt, run_dir, workbench=mode != "runtime-nowb",
+                                  sandboxed=mode == "runtime+sandbox"))
     wall = time.perf_counter() - start
     sampler.done.set()
     sampler.join()
