@@ -20,7 +20,7 @@ from bot.testing.web_methods import WebMethods
 from bot.testing.workspace import Workspace
 
 T = TypeVar("T")
-DEFAULT_TIMEOUT = 60.0  # generous: tests share two cores (a loaded run once took >15 s); nothing waits this long when it works
+DEFAULT_TIMEOUT = 240.0  # generous: tests share two cores with other jobs (a whole run once took >60 s with a second suite running); nothing waits this long when it works
 
 
 class FakeSlack(Interactions):

@@ -120,7 +120,7 @@ class Hold(Fault):
             if not loop.is_closed():
                 loop.call_soon_threadsafe(event.set)
 
-    async def arrived(self, timeout: float | None = 60) -> Any:
+    async def arrived(self, timeout: float | None = 240) -> Any:
         """Wait until a request is held and return it (a ``RecordedRequest``).
 
         Raises ``FakeModelError`` after ``timeout`` seconds, so a rule that never matches fails

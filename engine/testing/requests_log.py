@@ -83,7 +83,7 @@ class RequestLog:
         return found[-1] if found else None
 
     async def wait_for(
-        self, predicate: Predicate | None = None, *, count: int = 1, timeout: float | None = 60
+        self, predicate: Predicate | None = None, *, count: int = 1, timeout: float | None = 240
     ) -> RecordedRequest:
         """Wait until ``count`` message requests satisfy ``predicate``; return the count-th.
 

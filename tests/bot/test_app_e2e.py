@@ -121,7 +121,7 @@ async def test_mention_question_click_rounds_verdict_summary(bot, slack_env, fak
     assert (await bot.store.get_thread(ThreadKey("T0001", CHANNEL, thread))).state == "done"
 
     # A click on the already-answered question (from a client still showing the buttons): a note.
-    await slack.socket.send("interactive", stale, timeout=15)
+    await slack.socket.send("interactive", stale, timeout=60)
     await slack.wait_until(lambda: [e for e in slack.ephemerals if "already answered" in e.get("text", "")],
                            what="an ephemeral note for a late click")
 

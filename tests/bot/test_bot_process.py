@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.testing.fake_slack import DEFAULT_TIMEOUT
 from bot.config import load_config
 from bot.runs.jobs import BotOptions
 from bot.main import start_bot
@@ -68,7 +69,7 @@ class BotProcess:
         return "\n".join(p.read_text(errors="replace") for p in sorted(self.tmp_path.glob("bot-*.log")))
 
 
-async def posted(slack, thread_ts, needle, *, after=0, timeout=60):
+async def posted(slack, thread_ts, needle, *, after=0, timeout=DEFAULT_TIMEOUT):
     """The first chat.postMessage in the thread (index >= ``after``) whose text contains ``needle``."""
     return await slack.wait_for("chat.postMessage", lambda c: needle in (c.body.get("text") or ""),
                                 after=after, thread_ts=thread_ts, timeout=timeout)
@@ -129,7 +130,7 @@ async def test_sigkill_while_a_question_is_pending(bot_process, slack_env, fake_
     await fake_model.wait_for(lambda r: CLARIFIER(r.body), count=2)  # the resumed clarifier asks again, in the model
     button = first_button(q_call)
     await slack.click(CHANNEL, q_ts, button["action_id"], user="U0BOB")  # the button from before the kill
-    await posted(slack, thread, "Done: the goal is achieved", timeout=180)
+    await posted(slack, thread, "Done: the goal is achieved")
 
     assert len(posts(slack, thread, RESUMED)) == 1
     assert not posts(slack, thread, WOKE)
@@ -173,7 +174,7 @@ async def test_sigkill_while_a_step_runs(bot_process, slack_env, fake_model, tmp
     bot_process.start()
     await slack.wait_connected(2)
     await posted(slack, thread, WOKE, after=mark)
-    await posted(slack, thread, "Done: the goal is achieved", timeout=180)
+    await posted(slack, thread, "Done: the goal is achieved")
 
     assert len(posts(slack, thread, WOKE)) == 1
     assert not posts(slack, thread, RESUMED)
@@ -215,7 +216,7 @@ async def test_sigint_to_the_group_stops_the_bot_cleanly_and_the_run_resumes(bot
     bot_process.start()
     await slack.wait_connected(2)
     await posted(slack, thread, WOKE, after=mark)
-    await posted(slack, thread, "Done: the goal is achieved", timeout=180)
+    await posted(slack, thread, "Done: the goal is achieved")
     assert len(posts(slack, thread, "Done: the goal is achieved")) == 1
 
 
@@ -269,8 +270,8 @@ async def test_words_said_while_queued_survive_a_sigkill(bot_process, slack_env,
 
     bot_process.start()
     await slack.wait_connected(2)
-    await posted(slack, one["ts"], "Done: the goal is achieved", timeout=180)
-    await posted(slack, two["ts"], "Done: the goal is achieved", timeout=180)
+    await posted(slack, one["ts"], "Done: the goal is achieved")
+    await posted(slack, two["ts"], "Done: the goal is achieved")
     assert len(posts(slack, one["ts"], RESUMED)) == 1
     assert not posts(slack, two["ts"], RESUMED)  # it had not begun: nothing to redo, nothing to say
     assert len(posts(slack, two["ts"], "Queued")) == 1  # still the same wait in line
@@ -314,7 +315,7 @@ async def test_words_said_while_a_run_ends_start_the_next_run(slack_env, fake_mo
         banner = await posted(slack, thread, WOKE)
         assert "顺便加一个 bye.txt" in banner.body["text"]
         await slack.wait_until(lambda: len(posts(slack, thread, "Done: the goal is achieved")) == 2,
-                               what="the second run's summary", timeout=60)
+                               what="the second run's summary")
         woke = [r for r in fake_model.message_requests if COORDINATOR(r.body) and "补充一句" in r.prompt]
         assert woke and "顺便加一个 bye.txt" in woke[0].prompt
     finally:

@@ -109,7 +109,7 @@ async def test_a_reply_said_after_the_run_finished_while_stopped_wakes_it(make_b
     await slack.wait_until(
         lambda: len([c for c in slack.calls("chat.postMessage", thread_ts=thread_ts)
                      if "Done: the goal is achieved" in (c.body.get("text") or "")]) == 2,
-        what="the woken run's summary", timeout=60)
+        what="the woken run's summary")
     woke = [r for r in fake_model.message_requests if COORDINATOR(r.body) and "补充一句" in r.prompt]
     assert len(woke) == 1 and "顺便加一个 bye.txt" in woke[0].prompt
 

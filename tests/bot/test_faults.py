@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 
 
+from bot.testing.fake_slack import DEFAULT_TIMEOUT
 from bot.config import load_config
 from bot.runs.jobs import BotOptions
 from bot.main import web_client
@@ -53,7 +54,7 @@ def texts(slack, thread_ts):
     return [m.get("text", "") for m in slack.messages_in(CHANNEL, thread_ts)]
 
 
-async def posted(slack, thread_ts, needle, *, after=0, timeout=60.0):
+async def posted(slack, thread_ts, needle, *, after=0, timeout=DEFAULT_TIMEOUT):
     """The first post in the thread containing ``needle``; whole runs with faults take a while on a busy machine."""
     return await slack.wait_for("chat.postMessage", lambda c: needle in (c.body.get("text") or ""),
                                 after=after, thread_ts=thread_ts, timeout=timeout)
@@ -179,7 +180,7 @@ async def test_new_in_a_parked_thread_closes_its_question_for_good(make_bot, sla
     assert "button" not in str(closed.arg("blocks"))
     key = ThreadKey("T0001", CHANNEL, thread)
     assert await bot.store.pending_questions(key) == [] and (await bot.store.get_thread(key)).state == "idle"
-    await slack.socket.send("interactive", stale, timeout=15)
+    await slack.socket.send("interactive", stale, timeout=60)
     await slack.wait_for("chat.postEphemeral", lambda c: "closed" in (c.body.get("text") or ""))
     assert not bot.jobs.busy(key)
 
@@ -312,7 +313,7 @@ async def test_notices_wait_out_an_unreachable_slack_however_many_tries_it_takes
         slack.no_answer("chat.postMessage", times=MAX_ATTEMPTS + 2)
         outbox.start()
         await slack.wait_until(lambda: sum(t.startswith("notice") for t in texts(slack, key.thread_ts)) == 2,
-                               what="the two notices posted", timeout=30)
+                               what="the two notices posted")
         assert [t for t in texts(slack, key.thread_ts) if t.startswith("notice")] == ["notice 1", "notice 2"]
         assert (await store.outbox_item("note:1")).attempts == MAX_ATTEMPTS + 2
     finally:

@@ -47,7 +47,7 @@ class Terminal:
                 self.out += chunk.decode("utf-8", "replace")
                 self._changed.notify_all()
 
-    def expect(self, needle: str, timeout: float = 60) -> None:
+    def expect(self, needle: str, timeout: float = 180) -> None:
         with self._changed:
             ok = self._changed.wait_for(lambda: needle in self.out or self.proc.poll() is not None,
                                         timeout)
@@ -56,7 +56,7 @@ class Terminal:
     def type(self, keys: str) -> None:
         os.write(self.master, keys.encode())
 
-    def wait(self, timeout: float = 120) -> int:
+    def wait(self, timeout: float = 300) -> int:
         return self.proc.wait(timeout)
 
 
