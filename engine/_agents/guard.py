@@ -7,16 +7,16 @@ landed). Every "main thread only" guard relies on one test, ``_is_main_thread``.
 
 from __future__ import annotations
 
-import hashlib
+import logging
 import os
 from pathlib import Path
 from typing import Any, Callable
 
 from claude_agent_sdk import AgentDefinition, HookMatcher
 
-from engine._files import write_text_atomic
 from engine._agents.workbench import Workbench, is_within
 from engine._stores.ephemeral import is_ephemeral
+from engine._stores.spill_file import safe_text, write_spill
 
 __all__ = [
     "whitelist_guard",
@@ -36,6 +36,8 @@ BULKY = "Bash|Read|Grep|Glob|WebFetch|WebSearch"
 
 ISOLATE_ATTR = "_flower_isolate"
 SPILL_HEAD = 400
+
+log = logging.getLogger(__name__)
 
 DELEGATE_TEXT = (
     "协调者不直接使用 {tool}。用 Agent 工具派一个 subagent 去做:任务里写清目标与验收标准,"
@@ -126,14 +128,18 @@ def spill_guard(
     are images and PDFs (a Read's ``{"type": "image", "file": {"base64": ...}}``, Bash output
     with ``isImage``), whose base64 the CLI turns into an image block.
     A Read of a file inside the spill folder is left alone, or the read-back would spill again.
+    A text that cannot be written (a full disk) stays in the output as it is, with one log line.
     """
     spill_dir = workbench.spill
 
-    def stash(text: str) -> str:
-        path = spill_dir / f"{hashlib.sha256(text.encode('utf-8')).hexdigest()[:16]}.txt"
-        if not path.exists():  # same content, same name: written once
-            write_text_atomic(path, text)
-        head = text[:SPILL_HEAD]
+    def stash(text: str) -> str | None:
+        try:
+            path = write_spill(spill_dir, text)  # same content, same name: written once
+        except (OSError, ValueError) as exc:  # a tool's output must never be lost to a failed cut
+            log.warning("could not spill a tool output of %d characters to %s (%s); it stays whole",
+                        len(text), spill_dir, exc)
+            return None
+        head = safe_text(text[:SPILL_HEAD])
         return SPILL_TEXT.format(
             size=len(text), path=os.path.abspath(path), head_len=len(head), head=head
         )

@@ -17,7 +17,7 @@ worker as much as the coordinator.
 
 from __future__ import annotations
 
-import hashlib
+import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,9 +26,10 @@ from typing import Any
 import anyio.to_thread
 from claude_agent_sdk import SessionKey, SessionStoreEntry
 
-from engine._files import keep_out_of_git, write_text_atomic
+from engine._files import keep_out_of_git
 from engine._errors import FlowerError
 from engine._stores.ephemeral import EphemeralPolicy, is_ephemeral
+from engine._stores.spill_file import safe_text, write_spill
 from engine._stores.sqlite import SqliteSessionStore
 
 __all__ = [
@@ -38,6 +39,8 @@ __all__ = [
     "expire_ephemeral",
     "spill_results",
 ]
+
+log = logging.getLogger(__name__)
 
 Entry = dict[str, Any]
 PREVIEW_CHARS = 400  # the same preview length as spill_guard's pointer line
@@ -167,7 +170,8 @@ def spill_results(entries: list[Entry], policy: TrimPolicy, spill_dir: Path) -> 
     """Move the text of old, long tool results to files in ``spill_dir``; pointers stay, in place.
 
     Returns ``{"spilled": n, "spilled_chars": characters removed}``. Files are named by content
-    hash, so loading the same session again rewrites nothing.
+    hash, so loading the same session again rewrites nothing. Any text spills (lone surrogates
+    included, see ``spill_file``); a result that cannot be written stays whole, with one log line.
     """
     results = list(tool_results(entries))
     report = {"spilled": 0, "spilled_chars": 0}
@@ -175,13 +179,16 @@ def spill_results(entries: list[Entry], policy: TrimPolicy, spill_dir: Path) -> 
         text = _text_parts(block)
         if len(text) <= policy.min_chars:
             continue
-        path = spill_dir / (hashlib.sha256(text.encode("utf-8")).hexdigest()[:16] + ".txt")
-        if not path.is_file() or path.stat().st_size != len(text.encode("utf-8")):
-            write_text_atomic(path, text)
+        try:
+            path = write_spill(spill_dir, text)
+        except (OSError, ValueError) as exc:  # the session must load: this result stays as it is
+            log.warning("could not spill a tool result of %d characters to %s (%s); it stays in context",
+                        len(text), spill_dir, exc)
+            continue
         pointer = (
             f"[Tool result trimmed on resume: its {len(text)} characters are in {path}. "
             f"Read that file for the full text. The first {PREVIEW_CHARS} characters:]\n"
-            + text[:PREVIEW_CHARS]
+            + safe_text(text[:PREVIEW_CHARS])
         )
         _replace_text(block, pointer)
         report["spilled"] += 1
@@ -258,7 +265,11 @@ class TrimmingSessionStore(SqliteSessionStore):
         if self.ephemeral.enabled:
             self._add(expire_ephemeral(entries, self.ephemeral))
         if self.policy.enabled:
-            keep_out_of_git(self._spill_top)
+            try:
+                keep_out_of_git(self._spill_top)
+            except OSError as exc:  # a read-only workspace: resume with the results in place
+                log.warning("could not prepare the spill folder %s (%s); nothing spilled", self._spill, exc)
+                return
             self._add(spill_results(entries, self.policy, self._spill))
 
     def _add(self, counts: dict[str, int]) -> None:
