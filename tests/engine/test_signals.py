@@ -8,7 +8,6 @@ and the hung process kept the lock from every later run in that folder.
 from __future__ import annotations
 
 import logging
-import os
 import signal
 import subprocess
 import sys
