@@ -66,6 +66,33 @@ def test_two_sigterms_while_the_manifest_lock_is_held_exit_once_it_is_released(t
     assert [(r["step"], r["error"]) for r in read_manifest(path)] == [("held", "killed-by-signal")]
 
 
+STUCK = """
+import asyncio, sys, time
+from engine._run import signals
+
+async def main():
+    print("stuck", flush=True)
+    time.sleep(60)  # a loop blocked by synchronous code never gets to run the rescue
+    print("never killed", flush=True)
+
+signals.install()
+asyncio.run(main())
+"""
+
+
+def test_a_second_signal_a_second_later_ends_a_stuck_loop_at_once():
+    proc = subprocess.Popen([sys.executable, "-c", STUCK], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "stuck"
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(1.2)  # the escalation is defined by this gap: past ESCALATE_AFTER_S
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(CAP_S) == -signal.SIGTERM
+    finally:
+        proc.kill()
+    assert "never killed" not in proc.stdout.read()
+
+
 HOLDER = ("import fcntl, sys, time\nf = open(sys.argv[1], 'a')\nfcntl.flock(f, fcntl.LOCK_EX)\n"
           "print('held', flush=True)\ntime.sleep(120)\n")
 
