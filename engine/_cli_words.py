@@ -94,6 +94,7 @@ class Words:
         self.held: list[str] = []  # for the coordinator's next turn
         self.unsent: list[str] = []  # acknowledged, not yet seen in its transcript (the file)
         self.sessions: set[str] = set()  # the work step's sessions, for the transcript check
+        self._news: list[str] | None = None  # restore()'s lines, said once the run holds the workspace
 
     def _say(self, line: str) -> None:
         print(line, file=self.out, flush=True)
@@ -109,7 +110,8 @@ class Words:
 
     def restore(self, work_session: str | None, *, new: bool) -> None:
         """Take over the words an earlier process left unsent: held for the coordinator, or
-        dropped with a line when ``new`` (a fresh start archives the task they were about)."""
+        dropped when ``new`` (a fresh start archives the task they were about). Writes nothing
+        (another live run may own the file); the screen hears of it with the run's first event."""
         try:
             left = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -119,13 +121,13 @@ class Words:
             self.sessions.add(work_session)
         arrived = said_in(self.run_dir / SESSIONS_FILE, self.sessions, left)
         left = [w for w in left if w not in arrived]
+        self._news = []
         if left and new:
-            self._say(DROPPED.format(said=" / ".join(left)))
+            self._news.append(DROPPED.format(said=" / ".join(left)))
             left = []
+        elif left:
+            self._news.append(RESTORED.format(said=" / ".join(left)))
         self.held, self.unsent = list(left), list(left)
-        self._save()
-        if left:
-            self._say(RESTORED.format(said=" / ".join(left)))
 
     def say(self, run: StarterRun, said: str) -> Where:
         """The person's ``said`` (acknowledged on screen): to the coordinator now, else held."""
@@ -141,6 +143,11 @@ class Words:
 
     def on_event(self, run: StarterRun, event: Event) -> None:
         """Give the held words to the coordinator as soon as its turn starts."""
+        if self._news is not None:  # the first event: this run holds the workspace now
+            for line in self._news:
+                self._say(line)
+            self._news = None
+            self._save()
         if event.kind != "session" or not is_work(event.step):
             return
         self.sessions.add(getattr(event, "session_id", ""))
