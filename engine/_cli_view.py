@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from engine._events import (
+    AskEvent,
     Event,
     HandoffEvent,
     Interrupted,
@@ -88,6 +89,8 @@ def event_line(event: Event) -> str | None:
                     f"见 {event.path}")
         case Interrupted():
             return f"  <- 收到:{event.said}"
+        case AskEvent() if event.phase == "cancelled":
+            return "  (这个问题撤回了:这一步被打断,带着你的话接着做)"
     return None
 
 

@@ -8,15 +8,26 @@
 
 Exit codes: 0 the goal was achieved (or the step passed), 1 the run ended without achieving it,
 2 bad usage (such as an empty request in a fresh folder), 130 interrupted with Ctrl-C twice.
+
+In a terminal, Ctrl-C once asks for a word for the coordinator (``engine._cli_words``: at once
+while it works, held for its next turn while the clarifier, the goal setter or the judge runs;
+the screen says which, and words held when the judge passes wake the run once more with them).
+A second Ctrl-C exits; a word the screen acknowledged is kept until the coordinator's transcript
+holds it, so the next ``flower`` in the folder gives it first. Stdin has one reader. Our choice
+for typed-ahead text: nothing typed before a question is shown answers it (a terminal's queued
+lines are dropped and the question names them; piped input is a script, read in order). At the
+wake prompt Ctrl-D exits 0 having started nothing, and Ctrl-C exits 130 with a line saying so.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
+import os
 import signal
 import sys
-import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 from dotenv import load_dotenv
@@ -24,7 +35,8 @@ from dotenv import load_dotenv
 from engine._agents.roles import WORKER_TOOLS
 from engine._agents.spec import AgentSpec
 from engine._cli_view import TerminalView, wake_banner
-from engine._flow.starter import EMPTY_ASK
+from engine._cli_words import Words, is_work, running_step
+from engine._flow.starter import EMPTY_ASK, WORK_STEP
 from engine._flow.starter_run import StarterRun
 from engine._human.transports import TerminalTransport
 from engine._run import signals
@@ -36,6 +48,15 @@ EXIT_OK, EXIT_NOT_ACHIEVED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 WAKE_QUESTION = "接着上次? 直接回车 = 接着做;也可以说点新的;/new = 重开一件事(Ctrl-C 退出)"
 NEW_QUESTION = "要做什么? 一句话就够,回车开始(Ctrl-C 退出)"
 INTERRUPT_QUESTION = "\n已打断。想补充什么?回车 = 照原样继续;再按一次 Ctrl-C 退出"
+HOLD_QUESTION = ("\n{step}正在进行,不打断它。想对干活的协调者说什么?它下一轮一开始就会收到;"
+                 "回车 = 不说;再按一次 Ctrl-C 退出")
+WAKE_AGAIN = "\n<- 这一轮结束了,你的话还没交给干活的协调者;带着它再唤醒一次:{said}"
+WAKE_EOF = "\nflower: 没有输入(Ctrl-D),什么也没做。要接着做,直接回车;要说点新的,输入后回车。"
+PROMPT_CTRL_C = "\nflower: 已取消(Ctrl-C),什么也没做;下次在这里运行 flower 还能接着做。"
+GONE = ("flower: the current folder no longer exists (deleted or moved while this shell was in it). "
+        "cd into the workspace again (or pass -C <folder>) and run flower there.")
+
+log = logging.getLogger(__name__)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -58,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _read_line(prompt: str) -> str | None:
-    """One line from the person; None on EOF (no terminal, Ctrl-D)."""
+    """One line from the person before the run starts; None on EOF (no terminal, Ctrl-D)."""
     print(prompt, file=sys.stderr)
     try:
         return input("> ")
@@ -66,42 +87,42 @@ def _read_line(prompt: str) -> str | None:
         return None
 
 
-async def _read_line_async(prompt: str) -> str | None:
-    """``_read_line`` on a daemon thread: a second Ctrl-C must be able to exit while it waits
-    (asyncio.to_thread's executor would be joined at exit, hanging on the blocked input())."""
-    loop = asyncio.get_running_loop()
-    done: asyncio.Future[str | None] = loop.create_future()
-
-    def read() -> None:
-        line = _read_line(prompt)
-        loop.call_soon_threadsafe(lambda: done.done() or done.set_result(line))
-
-    threading.Thread(target=read, daemon=True).start()
-    return await done
-
-
 class _CtrlC:
-    """First Ctrl-C: interrupt the running step and take a word; a second one exits."""
+    """First Ctrl-C: take a word for the coordinator (``Words`` says where it went); a second
+    one, or Ctrl-D at that prompt, exits. The word is read through stdin's one shared reader,
+    so an open question never takes it (the question is shown again after)."""
 
-    def __init__(self, run: StarterRun) -> None:
-        self.run = run
+    def __init__(self, run: StarterRun, words: Words, transport: TerminalTransport) -> None:
+        self.run, self.words, self.transport = run, words, transport
         self.pressed = 0
         self.exit = asyncio.Event()
 
     def __call__(self) -> None:
         self.pressed += 1
-        if self.pressed > 1 or not self.run.running:
+        if self.pressed > 1 or self.run.ended:
             self.exit.set()
             return
         asyncio.get_running_loop().create_task(self._take_word())
 
     async def _take_word(self) -> None:
-        said = await _read_line_async(INTERRUPT_QUESTION)
-        if said is None:
+        step = running_step(self.run)
+        question = INTERRUPT_QUESTION if is_work(step) else HOLD_QUESTION.format(step=step or "这一步")
+        print(question, file=sys.stderr)
+        print("> ", end="", file=sys.stderr, flush=True)
+        line = await self.transport.lines.line()
+        if line == "":
             self.exit.set()
             return
         self.pressed = 0
-        self.run.interrupt(said.strip() or "继续")
+        said = line.strip()
+        if said:
+            interrupted = self.words.say(self.run, said) == "coordinator"
+        elif interrupted := is_work(running_step(self.run)):
+            self.run.interrupt("继续")  # Enter: the same session goes on as it was
+        else:
+            print("  (什么也没说,接着做)", file=sys.stderr)
+        if not interrupted:
+            self.transport.reshow()  # a question still open waits for its own answer
 
 
 async def _until_exit(main: asyncio.Future, ctrl_c: _CtrlC) -> int | None:
@@ -111,13 +132,14 @@ async def _until_exit(main: asyncio.Future, ctrl_c: _CtrlC) -> int | None:
         stopper.cancel()
         return main.result()
     main.cancel()
+    await asyncio.gather(main, return_exceptions=True)  # storage closed before words are settled
     return None
 
 
-def _starter_run(args: argparse.Namespace) -> StarterRun:
+def _starter_run(args: argparse.Namespace, transport: TerminalTransport | None = None) -> StarterRun:
     """The run in this folder; the CLI gets this terminal's environment, in its own process group."""
     return StarterRun(args.workspace, run_dir=args.run_dir, isolate=args.isolate, trim=not args.no_trim,
-                      own_process_group=True, transport=TerminalTransport(),
+                      own_process_group=True, transport=transport or TerminalTransport(),
                       flow={"rounds": args.rounds, "judge_can_run": args.judge_can_run})
 
 
@@ -131,18 +153,38 @@ def _host_setup(workspace: str) -> None:
 
 
 async def _run_flow(args: argparse.Namespace, ask: str) -> int:
-    run = _starter_run(args)
+    """Run until the flow ends; words held for a coordinator that never got its turn (the judge
+    passed first) wake the run once more with them, as ``flower "<words>"`` would."""
     view = TerminalView(sys.stderr)
-    ctrl_c = _CtrlC(run)
+    transport = TerminalTransport()
+    words = Words(Path(args.run_dir).resolve(), sys.stderr)
+    run = _starter_run(args, transport)
+    words.restore(run.wake_state()["steps"].get(WORK_STEP), new=args.new)
     loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, ctrl_c)
     try:
-        ctx = await _until_exit(asyncio.ensure_future(run.run(ask, new=args.new, on_event=view)), ctrl_c)
-        if ctx is None:
-            print("\n已退出;下次在这里运行 flower 会接着做。", file=sys.stderr)
-            return EXIT_INTERRUPTED
-        view.summary(ctx, run.runtime.results if run.runtime else [])
-        return EXIT_OK if ctx.get("_ok") else EXIT_NOT_ACHIEVED
+        while True:
+            ctrl_c = _CtrlC(run, words, transport)
+            loop.add_signal_handler(signal.SIGINT, ctrl_c)
+
+            def on_event(event, run=run) -> None:
+                view(event)
+                words.on_event(run, event)
+
+            ctx = await _until_exit(asyncio.ensure_future(run.run(ask, new=args.new, on_event=on_event)), ctrl_c)
+            if ctx is None:
+                words.settle()
+                words.report_kept()
+                print("\n已退出;下次在这里运行 flower 会接着做。", file=sys.stderr)
+                return EXIT_INTERRUPTED
+            view.summary(ctx, run.runtime.results if run.runtime else [])
+            left = words.take_held()
+            words.settle()
+            if not left or not run.wake_state()["waking"]:
+                words.report_kept()
+                return EXIT_OK if ctx.get("_ok") else EXIT_NOT_ACHIEVED
+            ask, args.new = "\n".join(left), False
+            print(WAKE_AGAIN.format(said=" / ".join(left)), file=sys.stderr)
+            run = _starter_run(args, transport)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
 
@@ -160,31 +202,50 @@ async def _run_once(args: argparse.Namespace, prompt: str) -> int:
     return EXIT_OK if result.ok else EXIT_NOT_ACHIEVED
 
 
-def _decide_ask(args: argparse.Namespace, ask: str) -> tuple[str, bool] | None:
-    """The sentence to run with and whether to archive first; None when there is nothing to do."""
+@dataclass(frozen=True)
+class _Stop:
+    """Nothing to run: exit with ``code`` after printing ``line``."""
+
+    code: int
+    line: str
+
+
+def _decide_ask(args: argparse.Namespace, ask: str) -> tuple[str, bool] | _Stop:
+    """The sentence to run with and whether to archive first, or why nothing runs."""
     state = _starter_run(args).wake_state()
     if args.new or not state["waking"]:
         if ask:
             return ask, args.new
         if not sys.stdin.isatty():
-            return None
+            return _Stop(EXIT_USAGE, EMPTY_ASK)
         said = _read_line(NEW_QUESTION)
-        return (said.strip(), args.new) if said and said.strip() else None
+        return (said.strip(), args.new) if said and said.strip() else _Stop(EXIT_USAGE, "\n" + EMPTY_ASK)
     print(wake_banner(Path(args.workspace), state), file=sys.stderr)
     if ask or not sys.stdin.isatty():
         return ask, False
     said = _read_line(WAKE_QUESTION)
-    if said is None:
-        return None
+    if said is None:  # Ctrl-D: the person left without saying to go on; nothing ran, nothing spent
+        return _Stop(EXIT_OK, WAKE_EOF)
     if said.strip() == "/new":
         fresh = _read_line(NEW_QUESTION)
-        return (fresh.strip(), True) if fresh and fresh.strip() else None
+        return (fresh.strip(), True) if fresh and fresh.strip() else _Stop(EXIT_USAGE, "\n" + EMPTY_ASK)
     return said.strip(), False
+
+
+def _here() -> str | None:
+    """The current folder, or None when it was deleted (or moved away) under this shell."""
+    try:
+        return os.getcwd()
+    except FileNotFoundError:
+        return None
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     words = list(args.ask)
+    if _here() is None:
+        print(GONE, file=sys.stderr)
+        return EXIT_USAGE
     _host_setup(args.workspace)
     try:
         if words and words[0] == "once":
@@ -196,15 +257,26 @@ def main(argv: list[str] | None = None) -> int:
         try:
             decided = _decide_ask(args, " ".join(words).strip())
         except KeyboardInterrupt:
+            print(PROMPT_CTRL_C, file=sys.stderr)
             return EXIT_INTERRUPTED
-        if decided is None:
-            print(EMPTY_ASK, file=sys.stderr)
-            return EXIT_USAGE
+        if isinstance(decided, _Stop):
+            print(decided.line, file=sys.stderr)
+            return decided.code
         args.new = decided[1]
-        return asyncio.run(_run_flow(args, decided[0]))
+        try:
+            return asyncio.run(_run_flow(args, decided[0]))
+        except KeyboardInterrupt:  # before the loop's own Ctrl-C handling was in place
+            print("\n已退出;下次在这里运行 flower 会接着做。", file=sys.stderr)
+            return EXIT_INTERRUPTED
     except (CredentialsError, WorkspaceBusyError, ValueError) as exc:
         print(f"flower: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except FileNotFoundError as exc:
+        if _here() is not None:
+            raise
+        print(GONE, file=sys.stderr)  # the folder went away while flower ran
+        log.debug("the working folder vanished", exc_info=exc)
+        return EXIT_NOT_ACHIEVED
 
 
 if __name__ == "__main__":

@@ -11,9 +11,7 @@ import asyncio
 import hashlib
 import inspect
 import json
-import logging
 import sys
-import threading
 import unicodedata
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
@@ -21,8 +19,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol, TextIO
 
 from engine._errors import FlowerError
-
-log = logging.getLogger(__name__)
+from engine._human.lines import Lines, lines_of
 
 AnswerState = Literal["answered", "timeout", "nobody"]
 KEY_LENGTH = 16  # hex digits of sha256: plenty to tell the questions of one thread apart
@@ -112,12 +109,14 @@ def pick(line: str, q: Question) -> str | None:
 class TerminalTransport:
     """Asks on the terminal: prints the question to ``output`` and reads a line from ``input``.
 
-    Defaults: ``sys.stderr`` and ``sys.stdin``. The line is read in a daemon thread so the event
-    loop keeps running (and a process exit never waits for it). A read left pending by a timed-out
-    question is reused by the next one: one reader at a time, so no line goes to a stale thread.
-    A line that reader got while no question was open (a late answer) is dropped, not taken as
-    the answer to the next question. A number picks an option, other text is a free answer, an
-    empty line gives the default (or asks again). End of input answers ``nobody``, for good.
+    Defaults: ``sys.stderr`` and ``sys.stdin``. Lines come from the stream's one shared reader
+    (``engine._human.lines``): the ``flower`` command's Ctrl-C prompt reads through the same one,
+    so what the person types goes to one place. A read left pending by a timed-out question is
+    reused by the next one. Nothing typed before a question is shown answers it: a line that
+    reader got while no question was open (a late answer), and on a terminal whatever waits in
+    its input queue, are dropped, and the question says so. A number picks an option, other text
+    is a free answer, an empty line gives the default (or asks again). End of input answers
+    ``nobody``, for good.
     """
 
     def __init__(
@@ -126,16 +125,25 @@ class TerminalTransport:
         self.input = input
         self.output = output
         self.by = by
-        self._pending: asyncio.Future[str] | None = None
+        self._open: Question | None = None
+
+    @property
+    def lines(self) -> Lines:
+        """The shared reader of this transport's input."""
+        return lines_of(self.input or sys.stdin)
+
+    @property
+    def _pending(self) -> asyncio.Future[str] | None:
+        return self.lines.read  # the read in flight (or the last one), for tests to wait on
 
     def _write(self, text: str) -> None:
         out = self.output or sys.stderr
         out.write(text)
         out.flush()
 
-    def _show(self, q: Question) -> None:
+    def _show(self, q: Question, *, again: bool = False) -> None:
         head = f"[{q.asked_by}] " if q.asked_by else ""
-        lines = ["", f"? {head}{q.text.strip()}"]
+        lines = ["", f"? {head}{q.text.strip()}" + ("  (still waiting for your answer)" if again else "")]
         lines += [f"  {i}. {o}" for i, o in enumerate(q.options, 1)]
         hints = []
         if q.options:
@@ -146,46 +154,33 @@ class TerminalTransport:
             lines.append(f"  ({'; '.join(hints)})")
         self._write("\n".join(lines) + "\n> ")
 
-    def _read_line(self) -> asyncio.Future[str]:
-        loop = asyncio.get_running_loop()
-        fut: asyncio.Future[str] = loop.create_future()
-        stream = self.input or sys.stdin
-
-        def deliver(line: str) -> None:
-            if not fut.done():
-                fut.set_result(line)
-
-        def run() -> None:
-            try:
-                line = stream.readline()
-            except (OSError, ValueError) as exc:  # a closed stdin: nobody is there to answer
-                log.warning("cannot read an answer from %r: %s", stream, exc)
-                line = ""
-            try:
-                loop.call_soon_threadsafe(deliver, line)
-            except RuntimeError:  # the loop is closed: nobody waits for this line any more
-                log.debug("answer line read after the event loop closed: %r", line)
-
-        threading.Thread(target=run, name="flower-terminal-answer", daemon=True).start()
-        return fut
+    def reshow(self) -> bool:
+        """Show the open question again (after another prompt took a line); False when none is open."""
+        if self._open is None:
+            return False
+        self._show(self._open, again=True)
+        return True
 
     async def ask(self, q: Question) -> Answer:
         """Show ``q`` and wait for a line; see the class docstring for how lines are read."""
-        if self._pending is not None and self._pending.done() and self._pending.result() != "":
-            self._pending = None  # typed while no question was open: not an answer to this one
+        dropped = [d for d in self.lines.typed_ahead() if d.strip()]
+        if dropped:
+            shown = " / ".join(repr(d) for d in dropped)
+            self._write(f"\n  (typed before this question, not taken as its answer: {shown})")
         self._show(q)
-        while True:
-            if self._pending is None:
-                self._pending = self._read_line()
-            line = await asyncio.shield(self._pending)  # a timeout must not orphan the reader
-            if line == "":  # end of input; keep the finished read so later asks see it too
-                self._write("\n")
-                return Answer("nobody")
-            self._pending = None
-            chosen = pick(line, q)
-            if chosen is not None:
-                return Answer("answered", chosen, by=self.by)
-            self._write("> ")
+        self._open = q
+        try:
+            while True:
+                line = await self.lines.line()
+                if line == "":  # end of input: every later ask sees it too
+                    self._write("\n")
+                    return Answer("nobody")
+                chosen = pick(line, q)
+                if chosen is not None:
+                    return Answer("answered", chosen, by=self.by)
+                self._write("> ")
+        finally:
+            self._open = None
 
 
 ScriptReply = str | Answer | None

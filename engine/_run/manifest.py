@@ -5,6 +5,11 @@ and ``run`` (the process mark ``YYYYmmdd-HHMMSS-<6 hex>``). Writing appends: the
 and de-duplicated on ``run`` (this process's rows are replaced by the newest, other processes'
 rows stay), under a file lock, so parallel ``flower`` processes on one run_dir keep each other's
 rows. It is the only place to find a step's session id afterwards.
+
+The lock is waited on for a bounded time (``LOCK_WAIT_S``; ``lock_wait`` shortens it, as the
+signal rescue does): a holder keeps it for milliseconds, so a longer wait means a stuck process,
+and losing one row (logged) is better than hanging every later run behind it. The kernel drops a
+dead holder's ``flock``.
 """
 
 from __future__ import annotations
@@ -24,6 +29,9 @@ from engine._files import write_json_atomic
 log = logging.getLogger(__name__)
 
 MANIFEST_FILE = "manifest.json"
+LOCK_WAIT_S = 30.0
+_POLL_S = 0.02
+_wait_s = [LOCK_WAIT_S]  # the current bound; lock_wait() changes it for a block
 
 
 @dataclass
@@ -61,10 +69,33 @@ def new_run_id() -> str:
 
 
 @contextmanager
+def lock_wait(seconds: float) -> Iterator[None]:
+    """Wait at most ``seconds`` for the manifest lock in this block (the signal rescue: 1 s)."""
+    old = _wait_s[0]
+    _wait_s[0] = seconds
+    try:
+        yield
+    finally:
+        _wait_s[0] = old
+
+
+@contextmanager
 def _locked(path: Path) -> Iterator[None]:
+    """Hold ``<path>.lock``; ``TimeoutError`` (an OSError) past the current wait bound."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(path.name + ".lock"), "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    lock_path = path.with_name(path.name + ".lock")
+    with open(lock_path, "a") as lock:
+        deadline = time.monotonic() + _wait_s[0]
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise TimeoutError(
+                        f"{lock_path} stayed locked for {_wait_s[0]:g}s: another process is stuck "
+                        "holding it; stop that process (this row is not written)") from None
+                time.sleep(_POLL_S)
         try:
             yield
         finally:
