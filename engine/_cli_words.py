@@ -44,10 +44,7 @@ def is_work(step: str | None) -> bool:
 
 def running_step(run: StarterRun) -> str | None:
     """The manifest label of the step in flight, or None between steps."""
-    rt = run.runtime
-    # Runtime names its in-flight step only on the row it keeps for the signal rescue.
-    inflight = getattr(rt, "_inflight", None) if rt is not None else None
-    return getattr(inflight, "step", None)
+    return run.runtime.step_in_flight if run.runtime is not None else None
 
 
 def _text(content: Any) -> str:

@@ -158,6 +158,11 @@ class Runtime:
         self._stops.put_nowait(self.INTERRUPTED)
         return True
 
+    @property
+    def step_in_flight(self) -> str | None:
+        """The manifest label of the step running now (``干活#round2``, ``干活·判定#1``), else None."""
+        return self._inflight.step if self._inflight is not None else None
+
     def rescue(self) -> None:
         """Record the in-flight step in the manifest as ``killed-by-signal`` (signal handlers)."""
         if self._inflight is not None:
