@@ -29,8 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from claude_agent_sdk import SessionKey, SessionStoreEntry
-
+from engine._stores.chain import resume_chain
 from engine._stores.trim import (
     Entry,
     EphemeralPolicy,
@@ -109,21 +108,27 @@ def is_denial(entry: Entry, block: dict[str, Any]) -> bool:
     )
 
 
-def prune_entries(entries: list[Entry], policy: PrunePolicy) -> tuple[list[Entry], dict[str, int]]:
+def prune_entries(
+    entries: list[Entry], policy: PrunePolicy, *, shown: list[Entry] | None = None
+) -> tuple[list[Entry], dict[str, int]]:
     """The entries to show on resume, and counts: api_errors, denials, interrupted, pruned_chars.
 
-    Edits kept entries in place (block removal, neutral notes, re-linked parents).
+    Only ``shown`` (default: ``resume_chain(entries).shown``, the chain the CLI resumes) is
+    classified and cut; entries off it stay as they are. Edits kept entries in place (block
+    removal, neutral notes, re-linked parents, over every entry so no link dangles).
     """
+    if shown is None:
+        shown = resume_chain(entries).shown
     report = {"api_errors": 0, "denials": 0, "interrupted": 0, "pruned_chars": 0}
     dropped: list[Entry] = []
     if policy.drop_api_errors:
-        for entry in entries:
+        for entry in shown:
             if is_api_error(entry):
                 dropped.append(entry)
                 report["api_errors"] += 1
                 report["pruned_chars"] += len(json.dumps(entry.get("message"), ensure_ascii=False))
     # Classify before editing: a neutralized result no longer reads as an interruption.
-    found = list(tool_results(entries))
+    found = list(tool_results(shown))
     denials = [(e, b) for e, b in found if is_denial(e, b)]
     if policy.neutralize_interrupted:
         for entry, block in found:
@@ -136,7 +141,7 @@ def prune_entries(entries: list[Entry], policy: PrunePolicy) -> tuple[list[Entry
     keep = len(denials) if policy.keep_denials is None else max(policy.keep_denials, 0)
     old = denials[: max(len(denials) - keep, 0)]
     report["denials"] = len(old)
-    report["pruned_chars"] += _drop_calls(entries, {b.get("tool_use_id") for _, b in old}, dropped)
+    report["pruned_chars"] += _drop_calls(shown, {b.get("tool_use_id") for _, b in old}, dropped)
     gone = {id(e) for e in dropped}
     kept = [e for e in entries if id(e) not in gone]
     relink(kept, {e["uuid"]: e.get("parentUuid") or e.get("logicalParentUuid")
@@ -191,8 +196,8 @@ def _call_id(block: Any) -> str | None:
 class PruningSessionStore(TrimmingSessionStore):
     """``TrimmingSessionStore`` that also leaves API errors, old denials and interruption debris out.
 
-    ``load()``: ``super().load()`` (expire, trim), then ``prune_entries`` with ``prune``; the
-    counts join ``last_report``. The Runtime always uses this outermost store.
+    ``load()``: expire, trim, then ``prune_entries`` with ``prune``, all on the chain the CLI
+    resumes; the counts join ``last_report``. The Runtime always uses this outermost store.
     """
 
     def __init__(
@@ -206,12 +211,10 @@ class PruningSessionStore(TrimmingSessionStore):
         super().__init__(path, workspace, policy, ephemeral)
         self.prune = prune if prune is not None else PrunePolicy()
 
-    async def load(self, key: SessionKey) -> list[SessionStoreEntry] | None:
-        """The trimmed entries without API errors, old denials, or interruption debris."""
-        entries = await super().load(key)
-        if not entries:
-            return entries
-        kept, counts = prune_entries(entries, self.prune)
+    def _cut(self, entries: list[Entry], shown: list[Entry]) -> list[Entry]:
+        """Expire and trim (``super()``), then leave out API errors, old denials and debris."""
+        entries = super()._cut(entries, shown)
+        kept, counts = prune_entries(entries, self.prune, shown=shown)
         self._add(counts)
         return kept
 
