@@ -2,48 +2,62 @@
 
 A glance's output goes stale: an old ``git status`` left in context misleads, and running it
 again is cheap. Only Bash results whose command ``is_ephemeral`` are candidates, only on the chain
-the CLI resumes (``engine._stores.chain``), and the ``keep_recent`` newest of them stay.
+the CLI resumes (``engine._stores.chain``), and the ``keep_recent`` newest of them stay. The note
+never makes the context bigger, and a glance that printed a value (``date``, ``pwd``) stays.
 """
 
 from __future__ import annotations
 
 from engine._stores.entries import Entry, blocks_of, command_of, result_text, tool_uses
-from engine._stores.ephemeral import EphemeralPolicy, is_ephemeral
+from engine._stores.ephemeral import EphemeralPolicy, is_ephemeral, yields_value
 
 __all__ = ["expire_ephemeral"]
 
-CMD_CHARS = 200  # a long pipeline is cut in the expiry note; the model can still see the call
+CMD_CHARS = 200  # a host text with {cmd}: a long pipeline is cut; the model still sees the call
 
 
 def expire_ephemeral(entries: list[Entry], policy: EphemeralPolicy) -> dict[str, int]:
     """Replace old ephemeral Bash results in ``entries`` (the shown chain) with ``policy.text``.
 
-    Edits in place. Returns ``{"expired": n, "expired_chars": characters removed}``.
+    The ``keep_recent`` newest ephemeral results stay; an older one is expired only when it is
+    text of at most ``max_chars``, longer than the note, and its command prints no value the run
+    may use again (``yields_value``). Edits in place. Returns ``{"expired": n, "expired_chars":
+    characters removed}``. Walks newest first, so only the newest few calls and the results that
+    could be expired are parsed (parsing every old command dominated the load).
     """
     uses = tool_uses(entries)
     later_turns = _later_assistant_turns(entries)
-    candidates = []
-    for index, entry in enumerate(entries):
+    report = {"expired": 0, "expired_chars": 0}
+    kept = 0
+    for index in range(len(entries) - 1, -1, -1):
+        entry = entries[index]
         if entry.get("type") != "user" or entry.get("toolDenialKind"):
             continue  # a refused or interrupted call never ran: nothing of it can go stale
-        for block in blocks_of(entry) or []:
+        for block in reversed(blocks_of(entry) or []):
             if not (isinstance(block, dict) and block.get("type") == "tool_result"):
                 continue
             use = uses.get(block.get("tool_use_id", ""))
-            background = isinstance(use, dict) and (use.get("input") or {}).get("run_in_background")
-            if use and use.get("name") == "Bash" and not background and is_ephemeral(command_of(use)):
-                candidates.append((index, block, command_of(use)))
-    report = {"expired": 0, "expired_chars": 0}
-    for index, block, cmd in candidates[: max(len(candidates) - max(policy.keep_recent, 0), 0)]:
-        text = result_text(block)
-        if text is None or len(text) > policy.max_chars:
-            continue  # images stay; a long result is the trim pass's to spill, not to drop
-        short = cmd if len(cmd) <= CMD_CHARS else cmd[: CMD_CHARS - 1] + "…"
-        note = policy.text.replace("{cmd}", short).replace("{age}", str(later_turns[index]))
-        block["content"] = note
-        report["expired"] += 1
-        report["expired_chars"] += max(len(text) - len(note), 0)
+            if not use or use.get("name") != "Bash" or (use.get("input") or {}).get("run_in_background"):
+                continue
+            cmd = command_of(use)
+            if kept < max(policy.keep_recent, 0):
+                kept += is_ephemeral(cmd)
+                continue
+            text = result_text(block)
+            if text is None or len(text) > policy.max_chars:
+                continue  # images stay; a long result is the trim pass's to spill, not to drop
+            note = _note(policy.text, cmd, later_turns[index])
+            if len(note) >= len(text) or not is_ephemeral(cmd) or yields_value(cmd):
+                continue
+            block["content"] = note
+            report["expired"] += 1
+            report["expired_chars"] += len(text) - len(note)
     return report
+
+
+def _note(template: str, cmd: str, age: int) -> str:
+    short = cmd if len(cmd) <= CMD_CHARS else cmd[: CMD_CHARS - 1] + "…"
+    return template.replace("{cmd}", short).replace("{age}", str(age))
 
 
 def _later_assistant_turns(entries: list[Entry]) -> list[int]:
