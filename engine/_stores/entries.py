@@ -13,6 +13,7 @@ __all__ = [
     "Entry",
     "blocks_of",
     "command_of",
+    "relink",
     "replace_text",
     "result_text",
     "text_parts",
@@ -21,6 +22,7 @@ __all__ = [
 ]
 
 Entry = dict[str, Any]
+_LINK_FIELDS = ("parentUuid", "logicalParentUuid", "leafUuid")
 
 
 def blocks_of(entry: Entry) -> list[dict[str, Any]] | None:
@@ -96,3 +98,18 @@ def command_of(use: dict[str, Any] | None) -> str:
     inp = use.get("input") if isinstance(use, dict) else None
     cmd = inp.get("command") if isinstance(inp, dict) else None
     return cmd if isinstance(cmd, str) else ""
+
+
+def relink(entries: list[Entry], dropped_parent: dict[str, str | None]) -> None:
+    """Point every link to a dropped entry at its nearest surviving ancestor, in place."""
+    def survivor(uuid: str | None) -> str | None:
+        seen = set()
+        while uuid in dropped_parent and uuid not in seen:
+            seen.add(uuid)
+            uuid = dropped_parent[uuid]
+        return uuid
+
+    for entry in entries:
+        for name in _LINK_FIELDS:
+            if entry.get(name) in dropped_parent:
+                entry[name] = survivor(entry[name])

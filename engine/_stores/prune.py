@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from engine._stores.chain import resume_chain
+from engine._stores.entries import relink
 from engine._stores.trim import (
     Entry,
     EphemeralPolicy,
@@ -53,7 +54,6 @@ INTERRUPTION_PREFIXES = (
 )
 STOPPED_WHILE_RUNNING = "Correction to the text above: this call was stopped while running"
 _HOOK_DENIAL = re.compile(r"^PreToolUse:\S+ hook error: ")
-_LINK_FIELDS = ("parentUuid", "logicalParentUuid", "leafUuid")
 
 
 @dataclass
@@ -166,21 +166,6 @@ def _drop_calls(entries: list[Entry], ids: set[str | None], dropped: list[Entry]
         if not blocks:
             dropped.append(entry)
     return chars
-
-
-def relink(entries: list[Entry], dropped_parent: dict[str, str | None]) -> None:
-    """Point every link to a dropped entry at its nearest surviving ancestor, in place."""
-    def survivor(uuid: str | None) -> str | None:
-        seen = set()
-        while uuid in dropped_parent and uuid not in seen:
-            seen.add(uuid)
-            uuid = dropped_parent[uuid]
-        return uuid
-
-    for entry in entries:
-        for name in _LINK_FIELDS:
-            if entry.get(name) in dropped_parent:
-                entry[name] = survivor(entry[name])
 
 
 def _call_id(block: Any) -> str | None:

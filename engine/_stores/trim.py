@@ -39,6 +39,7 @@ from engine._stores.entries import (  # re-exported: prune.py and the tests read
 )
 from engine._stores.ephemeral import EphemeralPolicy
 from engine._stores.expire import expire_ephemeral
+from engine._stores.shrink import drop_superseded_attachments, shrink_written_inputs
 from engine._stores.spill_file import safe_text, write_spill
 from engine._stores.sqlite import SqliteSessionStore
 
@@ -62,12 +63,18 @@ class TrimPolicy:
     Spilled text goes to ``<workspace>/<spill_dirname>/<sha256[:16]>.txt`` (inside the workspace;
     a different folder from spill_guard's on purpose: that one is the cut made at once, this one
     the cut made on resume) and is replaced by a pointer line plus the first 400 characters.
+    Results of ``exempt_tools`` (subagent reports, plan approvals) are never spilled. With the
+    policy on, old Write/Edit inputs read back since and superseded attachments are left out too
+    (``engine._stores.shrink``).
     """
 
     keep_recent: int = 20
     min_chars: int = 2000
     spill_dirname: str = ".flower/spill"
     enabled: bool = True
+    # Beyond the spec: what a coordinator needs most is never spilled. A subagent's report (up
+    # to 35k characters measured) is the work it bought; a plan approval is the person's decision.
+    exempt_tools: tuple[str, ...] = ("Agent", "Task", "ExitPlanMode")
 
 
 # -- the spill pass ----------------------------------------------------------------------------
@@ -81,8 +88,11 @@ def spill_results(entries: list[Entry], policy: TrimPolicy, spill_dir: Path) -> 
     included, see ``spill_file``); a result that cannot be written stays whole, with one log line.
     """
     results = list(tool_results(entries))
+    uses = tool_uses(entries)
     report = {"spilled": 0, "spilled_chars": 0}
     for _entry, block in results[: max(len(results) - max(policy.keep_recent, 0), 0)]:
+        if (uses.get(block.get("tool_use_id", "")) or {}).get("name") in policy.exempt_tools:
+            continue
         text = text_parts(block)
         if len(text) <= policy.min_chars:
             continue
@@ -158,13 +168,17 @@ class TrimmingSessionStore(SqliteSessionStore):
         calling this (they may drop entries: ``shown`` holds the same objects as ``entries``)."""
         if self.ephemeral.enabled:
             self._add(expire_ephemeral(shown, self.ephemeral))
-        if self.policy.enabled:
-            try:
-                keep_out_of_git(self._spill_top)
-            except OSError as exc:  # a read-only workspace: resume with the results in place
-                log.warning("could not prepare the spill folder %s (%s); nothing spilled", self._spill, exc)
-                return entries
+        if not self.policy.enabled:
+            return entries
+        try:
+            keep_out_of_git(self._spill_top)
+        except OSError as exc:  # a read-only workspace: resume with the results in place
+            log.warning("could not prepare the spill folder %s (%s); nothing spilled", self._spill, exc)
+        else:
             self._add(spill_results(shown, self.policy, self._spill))
+        self._add(shrink_written_inputs(shown))
+        entries, counts = drop_superseded_attachments(entries, shown)
+        self._add(counts)
         return entries
 
     def _add(self, counts: dict[str, int]) -> None:
@@ -185,4 +199,5 @@ class TrimmingSessionStore(SqliteSessionStore):
     @classmethod
     def report_labels(cls) -> list[tuple[str, str]]:
         """``(last_report key, label)`` pairs in the order ``trim_report()`` prints them."""
-        return [("expired", "stale glances expired"), ("spilled", "bulky results spilled")]
+        return [("expired", "stale glances expired"), ("spilled", "bulky results spilled"),
+                ("shrunk", "written inputs shrunk"), ("attachments", "superseded attachments dropped")]
