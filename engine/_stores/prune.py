@@ -5,8 +5,9 @@ Three passes over the entries ``load()`` returns (the SQLite rows never change):
 - synthetic API-error messages are dropped (``isApiErrorMessage``, model ``<synthetic>``): left
   in, the leaf of the session is "API Error: ..." and the resumed model thinks it is discussing a
   network failure;
-- denied tool calls are dropped except the newest ``keep_denials``, the ``tool_use`` and its
-  ``tool_result`` together so every call keeps its result;
+- denied tool calls (hook, permission rule, no approver) are dropped except the newest
+  ``keep_denials``, the ``tool_use`` and its ``tool_result`` together so every call keeps its
+  result; a person's refusal of one call is never dropped, in any CLI version (``is_denial``);
 - the result left by an interruption has its body replaced by a neutral note (the entry stays).
 
 Dropping an entry re-links its children to the nearest surviving ancestor: the CLI walks the
@@ -41,7 +42,7 @@ from engine._stores.trim import (
     tool_results,
 )
 
-__all__ = ["PrunePolicy", "PruningSessionStore", "prune_entries"]
+__all__ = ["PrunePolicy", "PruningSessionStore", "is_person_refusal", "prune_entries"]
 
 DENIAL_KINDS = frozenset({"permission-rule", "user-rejected", "automode-blocked"})
 INTERRUPTION_KINDS = frozenset({"interrupted", "cancelled"})
@@ -53,6 +54,8 @@ INTERRUPTION_PREFIXES = (
     "[Agent call interrupted:",
 )
 STOPPED_WHILE_RUNNING = "Correction to the text above: this call was stopped while running"
+PERSON_REFUSED = "The user doesn't want to proceed with this tool use"
+_PERSON_REFUSED_RESULTS = ("User rejected tool use",)  # the toolUseResult CLI 1.x/2.0 write
 _HOOK_DENIAL = re.compile(r"^PreToolUse:\S+ hook error: ")
 
 
@@ -95,17 +98,30 @@ def is_interruption(entry: Entry, block: dict[str, Any]) -> bool:
     return text.startswith(INTERRUPTION_PREFIXES) or STOPPED_WHILE_RUNNING in text
 
 
-def is_denial(entry: Entry, block: dict[str, Any]) -> bool:
-    """A tool call refused before it ran (hook, permission rule, a person's refusal)."""
+def is_person_refusal(entry: Entry, block: dict[str, Any]) -> bool:
+    """A person said no to this one call (the CLI's "The user doesn't want to proceed with this
+    tool use..."), in any CLI version: 2.1.x marks it ``toolDenialKind`` ``user-rejected``, 1.x
+    and 2.0 write ``toolUseResult`` "User rejected tool use" or nothing at all."""
     if not block.get("is_error") or is_interruption(entry, block):
+        return False
+    text = result_text(block) or ""
+    return text.startswith(PERSON_REFUSED) or entry.get("toolUseResult") in _PERSON_REFUSED_RESULTS
+
+
+def is_denial(entry: Entry, block: dict[str, Any]) -> bool:
+    """A tool call refused before it ran by a hook, a permission rule or a missing approval.
+
+    A person's refusal (``is_person_refusal``) is not one, whatever the CLI version: it is a
+    decision about one edit that the model must keep seeing, or it redoes what was refused; the
+    keep-one rule is for the hook and policy denials whose pile teaches helplessness.
+    """
+    if not block.get("is_error") or is_interruption(entry, block) or is_person_refusal(entry, block):
         return False
     kind = entry.get("toolDenialKind")
     if kind is not None:
         return kind in DENIAL_KINDS
     # Transcripts without toolDenialKind: recognise a hook's refusal by its wording.
-    return bool(_HOOK_DENIAL.match(result_text(block) or "")) or (
-        entry.get("toolUseResult") == "User rejected tool use"
-    )
+    return bool(_HOOK_DENIAL.match(result_text(block) or ""))
 
 
 def prune_entries(
