@@ -17,10 +17,11 @@ A transcript without a linked leaf (hand-made entries without uuids) is shown wh
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ResumeChain", "resume_chain"]
+__all__ = ["ResumeChain", "resume_chain", "shown_chars"]
 
 Entry = dict[str, Any]
 _MESSAGE_TYPES = ("user", "assistant")
@@ -121,3 +122,15 @@ def _add_parallel_siblings(entries: list[Entry], on: set[int]) -> None:
             for b in content
         ):
             on.add(id(entry))
+
+
+def shown_chars(entries: list[Entry]) -> int:
+    """Characters of what the model is shown of ``entries``: message content as JSON text
+    (tool inputs and results included), attachments' payloads, system entries' content."""
+    total = 0
+    for entry in entries:
+        message = entry.get("message")
+        part = message.get("content") if isinstance(message, dict) else entry.get("attachment", entry.get("content"))
+        if part is not None:
+            total += len(part) if isinstance(part, str) else len(json.dumps(part, ensure_ascii=False))
+    return total

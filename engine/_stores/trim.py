@@ -27,7 +27,7 @@ from claude_agent_sdk import SessionKey, SessionStoreEntry
 
 from engine._files import keep_out_of_git
 from engine._errors import FlowerError
-from engine._stores.chain import resume_chain
+from engine._stores.chain import resume_chain, shown_chars
 from engine._stores.entries import (  # re-exported: prune.py and the tests read them from here
     Entry,
     blocks_of,
@@ -161,7 +161,12 @@ class TrimmingSessionStore(SqliteSessionStore):
     def _transform(self, entries: list[Entry], main_thread: bool) -> list[Entry]:
         """The entries to return; every pass sees only the chain the CLI will show."""
         shown = resume_chain(entries, main_thread=main_thread).shown
-        return self._cut(entries, shown)
+        before = shown_chars(shown)
+        entries = self._cut(entries, shown)
+        kept = {id(e) for e in entries}
+        after = shown_chars([e for e in shown if id(e) in kept])
+        self._add({"shown_before": before, "shown_after": after})
+        return entries
 
     def _cut(self, entries: list[Entry], shown: list[Entry]) -> list[Entry]:
         """Edit the shown entries in place and return what to load; subclasses add passes after
@@ -186,15 +191,18 @@ class TrimmingSessionStore(SqliteSessionStore):
             self.last_report[name] = self.last_report.get(name, 0) + n
 
     def trim_report(self) -> str:
-        """One line summing up ``last_report`` (what the last resume cut), e.g. for a log."""
+        """One line on what the last resume cut, e.g. for a log: the counts, then the characters
+        of the chain the CLI resumes before and after (``last_report["shown_before"]`` and
+        ``["shown_after"]``, measured on what ``load()`` returned, the subagent keys included)."""
         r = self.last_report
         parts = [
             f"{r.get(name, 0)} {label}" for name, label in self.report_labels() if r.get(name, 0)
         ]
-        saved = sum(n for k, n in r.items() if k.endswith("_chars"))
         if not parts:
             return "load: nothing trimmed"
-        return "load: " + ", ".join(parts) + f" ({saved} characters kept out of context)"
+        before, after = r.get("shown_before", 0), r.get("shown_after", 0)
+        return "load: " + ", ".join(parts) + (
+            f" (shown {before} -> {after} characters, {before - after} kept out of context)")
 
     @classmethod
     def report_labels(cls) -> list[tuple[str, str]]:
