@@ -33,10 +33,24 @@ def _bot(argv: list[str]) -> int:
     return bot.main(argv)
 
 
+def _resume(argv: list[str]) -> int:
+    from bench import resume
+
+    return resume.main(argv)
+
+
+def _corpus(argv: list[str]) -> int:
+    from bench import corpus
+
+    return corpus.main(argv)
+
+
 BENCHMARKS: dict[str, tuple[Callable[[list[str]], int], str]] = {
     "store": (_store, "session store: append, resume load and load memory (issue 2)"),
     "runtime": (_runtime, "one 20-tool-call step: raw SDK query() vs Runtime.run (issue 3)"),
     "bot": (_bot, "the Slack bot with 0/20/50 runs waiting: ack, first reply, loop lag, memory (issues 5, 6)"),
+    "resume": (_resume, "resume on real sessions: shown/raw, chains, policy counts, load/parse (issue 15; needs CORPUS)"),
+    "corpus": (_corpus, "rebuild the real-session corpus for `resume` from its recorded sources (issue 15)"),
 }
 
 USAGE = "usage: python -m bench [NAME [OPTIONS]]\n\nBenchmarks (all when no NAME is given):\n" + "\n".join(

@@ -24,13 +24,14 @@ a subagent dispatch, a wrong True lets the coordinator change state.
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from dataclasses import dataclass
 
-from engine._stores.ephemeral_rules import segment_ok
+from engine._stores.ephemeral_rules import segment_ok, segment_yields_value
 
-__all__ = ["EphemeralPolicy", "is_ephemeral"]
+__all__ = ["EphemeralPolicy", "is_ephemeral", "yields_value"]
 
 _END = r"(?=[\s;&|)]|$)"
 _SAFE_REDIRECT = re.compile(
@@ -49,37 +50,57 @@ class EphemeralPolicy:
 
     Only Bash results whose command ``is_ephemeral``; Read is left alone (a file's content does
     not go stale enough to mislead). ``keep_recent`` newest ephemeral results stay. Older ones
-    whose text is at most ``max_chars`` long have their content replaced by ``text`` (``{cmd}``
-    the command, ``{age}`` how many model turns ago); the content is dropped, not spilled, since
-    re-running a glance is cheap. A longer ephemeral result (a big ``git diff``) is not dropped:
-    it is left to the trim pass, which spills it where it can be read back.
+    whose text is at most ``max_chars`` long have their content replaced by ``text`` (``{age}``
+    how many model turns ago; ``{cmd}``, the command, only if a host's own text asks for it);
+    the content is dropped, not spilled, since re-running a glance is cheap. A result is expired
+    only when the note is shorter than it (else expiry makes the context bigger), and never when
+    the command prints a value the run may use again (``yields_value``: ``date``, ``pwd``...).
+    A longer ephemeral result (a big ``git diff``) is not dropped: it is left to the trim pass,
+    which spills it where it can be read back.
     Age: the number of assistant responses (distinct API message ids) written after the result.
     """
 
     enabled: bool = True
     keep_recent: int = 6
     max_chars: int = 2000
-    text: str = "[{cmd} 的结果已过期(第 {age} 轮前),当前状态可能已变。需要请重新执行]"
+    # Departure from the spec's "[{cmd} 的结果已过期…]": the tool call just above the result
+    # already shows the command, so repeating it made expiry add characters (issue 15).
+    text: str = "[此命令的结果已过期(第 {age} 轮前),当前状态可能已变。需要请重新执行]"
 
 
+@functools.lru_cache(maxsize=4096)  # the same glances recur; a load checks every old Bash call
 def is_ephemeral(cmd: str) -> bool:
     """True when ``cmd`` is a read-only glance (git status, ls, grep...) per the spec's five steps.
 
     Never raises: a command that cannot be parsed for sure (an unclosed quote) is not ephemeral.
     """
+    words = _simple_commands(cmd)
+    return bool(words) and all(w is not None and segment_ok(w) for w in words)
+
+
+@functools.lru_cache(maxsize=4096)
+def yields_value(cmd: str) -> bool:
+    """True when a simple command of ``cmd`` prints a value the run may use again (``date``,
+    ``pwd``, ``mktemp``, ``git rev-parse``...): such a result is never expired."""
+    return any(w and segment_yields_value(w) for w in _simple_commands(cmd) or [])
+
+
+def _simple_commands(cmd: str) -> list[list[str] | None] | None:
+    """The words of each simple command of ``cmd`` (None for one shlex cannot split), or None
+    when steps 1-4 already rule ``cmd`` out."""
     if not cmd or not cmd.strip():  # 1
-        return False
+        return None
     masked_sq = _mask(cmd, double=False)
     masked = _mask(cmd, double=True)
     if masked is None or masked_sq is None:
-        return False
+        return None
     if any(s in masked_sq for s in _SUBSTITUTION):  # 2: "$(" runs even inside double quotes
-        return False
+        return None
     text, masked = _blank_safe_redirects(cmd, masked)
     if "<" in masked or ">" in masked:  # 3
-        return False
+        return None
     if "&" in re.sub(r"&&|\|\|", "", masked):  # 4: the lone & of a background job
-        return False
+        return None
     segments = []
     start = 0
     for m in _SEPARATOR.finditer(masked):  # 5: split at the operators the shell sees
@@ -87,8 +108,7 @@ def is_ephemeral(cmd: str) -> bool:
         start = m.end()
     segments.append(text[start:])
     words = [_split(s) for s in segments]
-    words = [w for w in words if w != []]
-    return bool(words) and all(w is not None and segment_ok(w) for w in words)
+    return [w for w in words if w != []]
 
 
 def _mask(cmd: str, *, double: bool) -> str | None:

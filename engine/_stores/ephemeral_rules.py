@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-__all__ = ["segment_ok"]
+__all__ = ["segment_ok", "segment_yields_value"]
 
 # Verbs that only read and print, with any arguments (output goes to stdout only).
 _PLAIN = frozenset(
@@ -61,6 +61,33 @@ def segment_ok(words: list[str]) -> bool:
         return True
     check = _VERB_CHECKS.get(verb)
     return check is not None and check(args)
+
+
+# Glances whose output is a value the run may use again, never a state that goes stale: a
+# `date` that named the run's output folder, a `mktemp` path, the `pwd` or commit id later calls
+# rely on. Expiring one loses the value (a re-run gives another date, another temp file) or
+# costs a re-run for nothing (a path does not change). `ls` is not here on purpose: a listing is
+# the state of a folder, it does go stale, and a name the run goes on to use appears again in
+# the input of the call that uses it.
+_VALUE_VERBS = frozenset(
+    "date pwd mktemp hostname whoami id uname nproc realpath readlink basename dirname which "
+    "whereis type command printenv env echo".split()
+)
+_GIT_VALUE_SUBS = frozenset("rev-parse describe merge-base show-ref config remote name-rev".split())
+
+
+def segment_yields_value(words: list[str]) -> bool:
+    """Whether one simple command prints a value the run may use again (see ``_VALUE_VERBS``)."""
+    verb, args = words[0], words[1:]
+    if verb in _VALUE_VERBS:
+        return True
+    if verb != "git":
+        return False
+    while args and args[0] in ("--no-pager", "-C"):
+        args = args[2:] if args[0] == "-C" else args[1:]
+    if not args:
+        return False
+    return args[0] in _GIT_VALUE_SUBS or (args[0] == "branch" and "--show-current" in args[1:])
 
 
 def _positional(args: list[str]) -> list[str]:

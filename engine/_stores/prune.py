@@ -5,8 +5,9 @@ Three passes over the entries ``load()`` returns (the SQLite rows never change):
 - synthetic API-error messages are dropped (``isApiErrorMessage``, model ``<synthetic>``): left
   in, the leaf of the session is "API Error: ..." and the resumed model thinks it is discussing a
   network failure;
-- denied tool calls are dropped except the newest ``keep_denials``, the ``tool_use`` and its
-  ``tool_result`` together so every call keeps its result;
+- denied tool calls (hook, permission rule, no approver) are dropped except the newest
+  ``keep_denials``, the ``tool_use`` and its ``tool_result`` together so every call keeps its
+  result; a person's refusal of one call is never dropped, in any CLI version (``is_denial``);
 - the result left by an interruption has its body replaced by a neutral note (the entry stays).
 
 Dropping an entry re-links its children to the nearest surviving ancestor: the CLI walks the
@@ -29,8 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from claude_agent_sdk import SessionKey, SessionStoreEntry
-
+from engine._stores.chain import resume_chain
+from engine._stores.entries import relink
 from engine._stores.trim import (
     Entry,
     EphemeralPolicy,
@@ -41,7 +42,7 @@ from engine._stores.trim import (
     tool_results,
 )
 
-__all__ = ["PrunePolicy", "PruningSessionStore", "prune_entries"]
+__all__ = ["PrunePolicy", "PruningSessionStore", "is_person_refusal", "prune_entries"]
 
 DENIAL_KINDS = frozenset({"permission-rule", "user-rejected", "automode-blocked"})
 INTERRUPTION_KINDS = frozenset({"interrupted", "cancelled"})
@@ -53,8 +54,9 @@ INTERRUPTION_PREFIXES = (
     "[Agent call interrupted:",
 )
 STOPPED_WHILE_RUNNING = "Correction to the text above: this call was stopped while running"
+PERSON_REFUSED = "The user doesn't want to proceed with this tool use"
+_PERSON_REFUSED_RESULTS = ("User rejected tool use",)  # the toolUseResult CLI 1.x/2.0 write
 _HOOK_DENIAL = re.compile(r"^PreToolUse:\S+ hook error: ")
-_LINK_FIELDS = ("parentUuid", "logicalParentUuid", "leafUuid")
 
 
 @dataclass
@@ -96,34 +98,53 @@ def is_interruption(entry: Entry, block: dict[str, Any]) -> bool:
     return text.startswith(INTERRUPTION_PREFIXES) or STOPPED_WHILE_RUNNING in text
 
 
-def is_denial(entry: Entry, block: dict[str, Any]) -> bool:
-    """A tool call refused before it ran (hook, permission rule, a person's refusal)."""
+def is_person_refusal(entry: Entry, block: dict[str, Any]) -> bool:
+    """A person said no to this one call (the CLI's "The user doesn't want to proceed with this
+    tool use..."), in any CLI version: 2.1.x marks it ``toolDenialKind`` ``user-rejected``, 1.x
+    and 2.0 write ``toolUseResult`` "User rejected tool use" or nothing at all."""
     if not block.get("is_error") or is_interruption(entry, block):
+        return False
+    text = result_text(block) or ""
+    return text.startswith(PERSON_REFUSED) or entry.get("toolUseResult") in _PERSON_REFUSED_RESULTS
+
+
+def is_denial(entry: Entry, block: dict[str, Any]) -> bool:
+    """A tool call refused before it ran by a hook, a permission rule or a missing approval.
+
+    A person's refusal (``is_person_refusal``) is not one, whatever the CLI version: it is a
+    decision about one edit that the model must keep seeing, or it redoes what was refused; the
+    keep-one rule is for the hook and policy denials whose pile teaches helplessness.
+    """
+    if not block.get("is_error") or is_interruption(entry, block) or is_person_refusal(entry, block):
         return False
     kind = entry.get("toolDenialKind")
     if kind is not None:
         return kind in DENIAL_KINDS
     # Transcripts without toolDenialKind: recognise a hook's refusal by its wording.
-    return bool(_HOOK_DENIAL.match(result_text(block) or "")) or (
-        entry.get("toolUseResult") == "User rejected tool use"
-    )
+    return bool(_HOOK_DENIAL.match(result_text(block) or ""))
 
 
-def prune_entries(entries: list[Entry], policy: PrunePolicy) -> tuple[list[Entry], dict[str, int]]:
+def prune_entries(
+    entries: list[Entry], policy: PrunePolicy, *, shown: list[Entry] | None = None
+) -> tuple[list[Entry], dict[str, int]]:
     """The entries to show on resume, and counts: api_errors, denials, interrupted, pruned_chars.
 
-    Edits kept entries in place (block removal, neutral notes, re-linked parents).
+    Only ``shown`` (default: ``resume_chain(entries).shown``, the chain the CLI resumes) is
+    classified and cut; entries off it stay as they are. Edits kept entries in place (block
+    removal, neutral notes, re-linked parents, over every entry so no link dangles).
     """
+    if shown is None:
+        shown = resume_chain(entries).shown
     report = {"api_errors": 0, "denials": 0, "interrupted": 0, "pruned_chars": 0}
     dropped: list[Entry] = []
     if policy.drop_api_errors:
-        for entry in entries:
+        for entry in shown:
             if is_api_error(entry):
                 dropped.append(entry)
                 report["api_errors"] += 1
                 report["pruned_chars"] += len(json.dumps(entry.get("message"), ensure_ascii=False))
     # Classify before editing: a neutralized result no longer reads as an interruption.
-    found = list(tool_results(entries))
+    found = list(tool_results(shown))
     denials = [(e, b) for e, b in found if is_denial(e, b)]
     if policy.neutralize_interrupted:
         for entry, block in found:
@@ -136,7 +157,7 @@ def prune_entries(entries: list[Entry], policy: PrunePolicy) -> tuple[list[Entry
     keep = len(denials) if policy.keep_denials is None else max(policy.keep_denials, 0)
     old = denials[: max(len(denials) - keep, 0)]
     report["denials"] = len(old)
-    report["pruned_chars"] += _drop_calls(entries, {b.get("tool_use_id") for _, b in old}, dropped)
+    report["pruned_chars"] += _drop_calls(shown, {b.get("tool_use_id") for _, b in old}, dropped)
     gone = {id(e) for e in dropped}
     kept = [e for e in entries if id(e) not in gone]
     relink(kept, {e["uuid"]: e.get("parentUuid") or e.get("logicalParentUuid")
@@ -163,21 +184,6 @@ def _drop_calls(entries: list[Entry], ids: set[str | None], dropped: list[Entry]
     return chars
 
 
-def relink(entries: list[Entry], dropped_parent: dict[str, str | None]) -> None:
-    """Point every link to a dropped entry at its nearest surviving ancestor, in place."""
-    def survivor(uuid: str | None) -> str | None:
-        seen = set()
-        while uuid in dropped_parent and uuid not in seen:
-            seen.add(uuid)
-            uuid = dropped_parent[uuid]
-        return uuid
-
-    for entry in entries:
-        for name in _LINK_FIELDS:
-            if entry.get(name) in dropped_parent:
-                entry[name] = survivor(entry[name])
-
-
 def _call_id(block: Any) -> str | None:
     if not isinstance(block, dict):
         return None
@@ -191,8 +197,8 @@ def _call_id(block: Any) -> str | None:
 class PruningSessionStore(TrimmingSessionStore):
     """``TrimmingSessionStore`` that also leaves API errors, old denials and interruption debris out.
 
-    ``load()``: ``super().load()`` (expire, trim), then ``prune_entries`` with ``prune``; the
-    counts join ``last_report``. The Runtime always uses this outermost store.
+    ``load()``: expire, trim, then ``prune_entries`` with ``prune``, all on the chain the CLI
+    resumes; the counts join ``last_report``. The Runtime always uses this outermost store.
     """
 
     def __init__(
@@ -206,12 +212,10 @@ class PruningSessionStore(TrimmingSessionStore):
         super().__init__(path, workspace, policy, ephemeral)
         self.prune = prune if prune is not None else PrunePolicy()
 
-    async def load(self, key: SessionKey) -> list[SessionStoreEntry] | None:
-        """The trimmed entries without API errors, old denials, or interruption debris."""
-        entries = await super().load(key)
-        if not entries:
-            return entries
-        kept, counts = prune_entries(entries, self.prune)
+    def _cut(self, entries: list[Entry], shown: list[Entry]) -> list[Entry]:
+        """Expire and trim (``super()``), then leave out API errors, old denials and debris."""
+        entries = super()._cut(entries, shown)
+        kept, counts = prune_entries(entries, self.prune, shown=shown)
         self._add(counts)
         return kept
 

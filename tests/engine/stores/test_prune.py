@@ -124,8 +124,9 @@ def test_the_recorded_markers_classify_as_expected():
     "fields, content, denial, interruption",
     [
         ({"toolDenialKind": "permission-rule"}, "Writes are not allowed here", True, False),
+        # a person's refusal is kept in every CLI version (issue 15): not a prunable denial
         ({"toolDenialKind": "user-rejected", "toolUseResult": "User rejected tool use"},
-         "The user doesn't want to proceed with this tool use. The tool use was rejected.", True, False),
+         "The user doesn't want to proceed with this tool use. The tool use was rejected.", False, False),
         ({}, "PreToolUse:Bash hook error: rm is not allowed", True, False),  # no toolDenialKind
         ({"toolDenialKind": "interrupted"}, "[Tool call interrupted: the session ended]", False, True),
         ({"toolDenialKind": "cancelled"}, "The user doesn't want to take this action right now.", False, True),

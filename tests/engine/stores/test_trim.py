@@ -27,6 +27,9 @@ from engine._stores.trim import (
 )
 
 DATA = Path(__file__).parent / "data"
+# Outputs longer than the expiry note: a shorter one is never expired (the note would add).
+STATUS = "On branch main\nChanges not staged for commit:\n\tmodified:   src/app.py\n"
+OUT = "x" * 80
 KEY = {"project_key": "proj", "session_id": "sess-1"}
 _ids = itertools.count()
 
@@ -92,24 +95,24 @@ def chain(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def test_expire_keeps_the_newest_glances_and_notes_the_age_of_older_ones():
-    entries = build_session([bash("git status", f"status {i}") for i in range(10)])
+    entries = build_session([bash("git status", f"{STATUS}{i}") for i in range(10)])
     report = expire_ephemeral(entries, EphemeralPolicy())
     blocks = results(entries)
     assert report["expired"] == 4
     # 10 calls, each its own model turn, then a final text: result i has 10 - i turns after it.
     assert [b["content"] for b in blocks[:4]] == [
-        f"[git status 的结果已过期(第 {10 - i} 轮前),当前状态可能已变。需要请重新执行]" for i in range(4)
+        f"[此命令的结果已过期(第 {10 - i} 轮前),当前状态可能已变。需要请重新执行]" for i in range(4)
     ]
-    assert [b["content"] for b in blocks[4:]] == [f"status {i}" for i in range(4, 10)]
+    assert [b["content"] for b in blocks[4:]] == [f"{STATUS}{i}" for i in range(4, 10)]
     assert all(b["tool_use_id"].startswith("toolu_") and b["is_error"] is False for b in blocks)
 
 
 @pytest.mark.parametrize(
     "call, expired",
     [
-        (bash("git status", "x"), True),
-        (bash("ls -la | head", "x"), True),
-        (bash("git log --oneline 2>/dev/null", "x"), True),
+        (bash("git status", OUT), True),
+        (bash("ls -la | head", OUT), True),
+        (bash("git log --oneline 2>/dev/null", OUT), True),
         (bash("make test", "x"), False),
         (bash("git commit -m wip", "x"), False),
         (bash("sed -i s/a/b/ f", "x"), False),
@@ -117,7 +120,7 @@ def test_expire_keeps_the_newest_glances_and_notes_the_age_of_older_ones():
         (("Read", {"file_path": "/workspace/a.py"}, "x"), False),
         (bash("cat big.log", "y" * 2001), False),  # over max_chars: the trim pass spills it instead
         (bash("cat small.log", "y" * 2000), True),
-        (bash("git status", [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]), True),
+        (bash("git status", [{"type": "text", "text": OUT}, {"type": "text", "text": OUT}]), True),
         (bash("ls", [{"type": "image", "source": {"type": "base64", "data": "AA"}}]), False),
     ],
 )
@@ -138,11 +141,11 @@ def test_expire_leaves_refused_calls_alone():
 
 
 def test_expire_text_is_a_template_of_cmd_and_age_only():
-    entries = build_session([bash("ls " + "x" * 300, "out"), bash("pwd", "/w")])
+    entries = build_session([bash("ls " + "x" * 300, OUT * 4), bash("ls", OUT)])
     expire_ephemeral(entries, EphemeralPolicy(keep_recent=0, text="{cmd}|{age}|{other}"))
     first, second = (b["content"] for b in results(entries))
     assert first.endswith("…|2|{other}") and len(first.split("|")[0]) == 200
-    assert second == "pwd|1|{other}"
+    assert second == "ls|1|{other}"
 
 
 # -- spill -------------------------------------------------------------------------------------
@@ -204,7 +207,7 @@ def test_the_recorded_session_trims_without_breaking_the_chain(tmp_path):
 
 
 async def test_store_load_trims_a_copy_and_rows_stay_unchanged(tmp_path):
-    original = build_session([bash("git status", f"s{i}") for i in range(8)] + [bash("make", "m" * 5000)] * 21)
+    original = build_session([bash("git status", f"{STATUS}{i}") for i in range(8)] + [bash("make", "m" * 5000)] * 21)
     store = TrimmingSessionStore(tmp_path / "s.db", tmp_path)
     await store.append(KEY, copy.deepcopy(original))
     loaded = await store.load(KEY)
@@ -236,8 +239,8 @@ async def test_disabled_policies_make_load_transparent(tmp_path):
 async def test_subagent_transcripts_are_trimmed_and_add_to_the_report(tmp_path):
     store = TrimmingSessionStore(tmp_path / "s.db", tmp_path)
     sub = {**KEY, "subpath": "subagents/agent-a1"}
-    await store.append(KEY, build_session([bash("ls", "a")] * 7))
-    await store.append(sub, build_session([bash("ls", "b")] * 8))
+    await store.append(KEY, build_session([bash("ls", OUT)] * 7))
+    await store.append(sub, build_session([bash("ls", OUT + "b")] * 8))
     await store.load(KEY)
     await store.load(sub)
     assert store.last_report["expired"] == 1 + 2

@@ -1,0 +1,115 @@
+"""Reading and editing transcript entries: content blocks, tool calls and their results.
+
+Shared by the passes ``load()`` runs (expire, spill, shrink, prune). Every edit here changes only
+a block's ``content`` in place: a ``tool_result`` block itself always stays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = [
+    "Entry",
+    "blocks_of",
+    "command_of",
+    "relink",
+    "replace_text",
+    "result_text",
+    "text_parts",
+    "tool_results",
+    "tool_uses",
+]
+
+Entry = dict[str, Any]
+_LINK_FIELDS = ("parentUuid", "logicalParentUuid", "leafUuid")
+
+
+def blocks_of(entry: Entry) -> list[dict[str, Any]] | None:
+    """The content block list of a user/assistant entry, or None (string content, other types)."""
+    if entry.get("type") not in ("user", "assistant") or entry.get("isCompactSummary"):
+        return None
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, list) else None
+
+
+def tool_results(entries: list[Entry]) -> Iterator[tuple[Entry, dict[str, Any]]]:
+    """Every ``(entry, tool_result block)`` in file order; compact summaries are skipped."""
+    for entry in entries:
+        if entry.get("type") == "user":
+            for block in blocks_of(entry) or []:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    yield entry, block
+
+
+def tool_uses(entries: list[Entry]) -> dict[str, dict[str, Any]]:
+    """``tool_use`` blocks by id, from every assistant entry."""
+    found: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        if entry.get("type") == "assistant":
+            for block in blocks_of(entry) or []:
+                if isinstance(block, dict) and block.get("type") == "tool_use" and "id" in block:
+                    found[block["id"]] = block
+    return found
+
+
+def result_text(block: dict[str, Any]) -> str | None:
+    """The text of a tool_result's content, or None when it holds anything but text blocks."""
+    content = block.get("content")
+    if content is None or isinstance(content, str):
+        return content or ""
+    if isinstance(content, list) and all(
+        isinstance(b, dict) and b.get("type") == "text" for b in content
+    ):
+        return "\n".join(str(b.get("text", "")) for b in content)
+    return None
+
+
+def text_parts(block: dict[str, Any]) -> str:
+    """The text blocks of a tool_result joined (images and documents left out)."""
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(
+        str(b.get("text", "")) for b in content or [] if isinstance(b, dict) and b.get("type") == "text"
+    )
+
+
+def replace_text(block: dict[str, Any], new: str) -> None:
+    """Put ``new`` where the text was; image/document blocks stay, in order."""
+    content = block.get("content")
+    if not isinstance(content, list):
+        block["content"] = new
+        return
+    out, placed = [], False
+    for b in content:
+        if isinstance(b, dict) and b.get("type") == "text":
+            if not placed:
+                out.append({"type": "text", "text": new})
+                placed = True
+        else:
+            out.append(b)
+    block["content"] = out
+
+
+def command_of(use: dict[str, Any] | None) -> str:
+    """The ``command`` of a Bash ``tool_use`` block, or ``''``."""
+    inp = use.get("input") if isinstance(use, dict) else None
+    cmd = inp.get("command") if isinstance(inp, dict) else None
+    return cmd if isinstance(cmd, str) else ""
+
+
+def relink(entries: list[Entry], dropped_parent: dict[str, str | None]) -> None:
+    """Point every link to a dropped entry at its nearest surviving ancestor, in place."""
+    def survivor(uuid: str | None) -> str | None:
+        seen = set()
+        while uuid in dropped_parent and uuid not in seen:
+            seen.add(uuid)
+            uuid = dropped_parent[uuid]
+        return uuid
+
+    for entry in entries:
+        for name in _LINK_FIELDS:
+            if entry.get(name) in dropped_parent:
+                entry[name] = survivor(entry[name])
