@@ -27,7 +27,9 @@ _WRITE_FIELDS = {"Write": ("content",), "Edit": ("old_string", "new_string")}
 _MIN_CHARS = 300  # a shorter input costs less than the pointer that would replace it
 # Attachments of which only the newest copy counts, and the field naming "the same one".
 _SUPERSEDABLE = {
-    "skill_listing": None,  # one listing per session: the newest replaces the older
+    # Only an identical copy: CLI 2.1.332 marks listings ``isInitial`` and may send deltas, so an
+    # older listing that differs may hold skills the newer one does not repeat.
+    "skill_listing": "content",
     "file": "filename",
     "nested_memory": "path",
     "compact_file_reference": "filename",
@@ -89,8 +91,8 @@ def _identity(entry: Entry) -> tuple[str, Any] | None:
     if kind not in _SUPERSEDABLE:
         return None
     field = _SUPERSEDABLE[kind]
-    name = payload.get(field) if field else None
-    if field and not isinstance(name, str):
+    name = payload.get(field)
+    if not isinstance(name, str):
         return None  # cannot tell which one it is: keep it
     return kind, name
 

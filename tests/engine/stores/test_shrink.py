@@ -61,16 +61,17 @@ def test_a_written_input_without_a_read_back_stays():
 def test_only_the_newest_copy_of_an_attachment_is_shown():
     t = Transcript()
     old_skills = t.attachment({"type": "skill_listing", "content": "skills v1 " * 200})
+    t.attachment({"type": "skill_listing", "content": "skills v2 " * 200})  # may be a delta: kept
     t.attachment({"type": "file", "filename": "/w/a.md", "content": "a v1"})
     t.attachment({"type": "file", "filename": "/w/b.md", "content": "b v1"})
     t.turn(bash("make", "ok"))
-    t.attachment({"type": "skill_listing", "content": "skills v2 " * 200})
+    t.attachment({"type": "skill_listing", "content": "skills v1 " * 200})  # the same listing again
     t.attachment({"type": "file", "filename": "/w/a.md", "content": "a v2"})
     t.say("done")
     shown = resume_chain(t.entries).shown
     kept, report = drop_superseded_attachments(t.entries, shown)
     payloads = [e["attachment"] for e in kept if e["type"] == "attachment"]
-    assert [p.get("filename") or p["content"][:9] for p in payloads] == ["/w/b.md", "skills v2", "/w/a.md"]
+    assert [p.get("filename") or p["content"][:9] for p in payloads] == ["skills v2", "/w/b.md", "skills v1", "/w/a.md"]
     assert report["attachments"] == 2 and report["attachment_chars"] > 2000
     assert old_skills not in kept
     walk = resume_chain(kept)
@@ -79,11 +80,11 @@ def test_only_the_newest_copy_of_an_attachment_is_shown():
 
 async def test_the_store_applies_all_three_and_the_chain_holds(tmp_path):
     t = Transcript()
-    t.attachment({"type": "skill_listing", "content": "old " * 500})
+    t.attachment({"type": "skill_listing", "content": "same " * 500})
     t.turn(("Write", {"file_path": "/w/app.py", "content": BODY}, "created"))
     t.turn(("Read", {"file_path": "/w/app.py"}, BODY))
     t.turn(("Agent", {"prompt": "p"}, REPORT))
-    t.attachment({"type": "skill_listing", "content": "new " * 500})
+    t.attachment({"type": "skill_listing", "content": "same " * 500})
     t.say("done")
     store = PruningSessionStore(tmp_path / "s.db", tmp_path, policy=TrimPolicy(keep_recent=0))
     await store.append(KEY, copy.deepcopy(t.entries))
