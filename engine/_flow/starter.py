@@ -28,6 +28,7 @@ from engine._flow.base import Ctx, Step, Workflow
 from engine._flow.steps import BRIEF_KEY, GOAL_KEY, clarify_step, goal_step, with_goal
 
 WORK_STEP = "干活"
+GOAL_STEP = "设定目标"  # goal_step's default name
 EMPTY_ASK = "要给一句诉求,例如 flower '帮我做一个 X'"
 CLARIFY_PROMPT = "这是人提出的诉求:\n\n{ask}\n\n确认需求,最后给出四节。"
 CLARIFY_AGAIN = "\n\n工作区里已有一份没写完的需求,补全它:\n\n{brief}"

@@ -15,7 +15,7 @@ from typing import Any
 
 from engine._events import Event, OnEvent, emit
 from engine._flow.base import Ctx, Workflow
-from engine._flow.starter import WORK_STEP, StarterPaths, archive_run, starter_flow, starter_paths, wake_state
+from engine._flow.starter import GOAL_STEP, WORK_STEP, StarterPaths, archive_run, starter_flow, starter_paths, wake_state
 from engine._human.channel import Park
 from engine._run.run_lock import run_lock
 from engine._run.runtime import Runtime
@@ -129,13 +129,16 @@ class StarterRun:
 
     def interrupt(self, said: str, *, by: str = "") -> bool:
         """A person's words: the running step is interrupted with them (it resumes the same
-        session with ``said``); between steps, or before the flow is built, they are a note for
-        the coordinator's inbox. False once the run has ended (nothing was delivered)."""
+        session with ``said``); while the judge or the goal setter runs, between steps, or before
+        the flow is built, they are a note for the coordinator's inbox. False once the run has
+        ended (nothing was delivered)."""
         if self._ended or not said.strip():
             return False
-        if self.runtime is not None and self.runtime.interrupt(said):
+        step = self.runtime.step_in_flight if self.runtime is not None else None
+        judging = step is not None and (step.startswith(f"{WORK_STEP}·") or step.startswith(GOAL_STEP))
+        if not judging and self.runtime is not None and self.runtime.interrupt(said):
             return True
-        self.note(said, by=by)
+        self.note(said, by=by)  # a judge or goal setter that heard them would spend its turn on them
         return True
 
     def note(self, said: str, *, by: str = "") -> None:
