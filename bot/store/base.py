@@ -12,6 +12,7 @@ so every thread the bot knows would be forgotten at its next start without a wor
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import time
@@ -25,6 +26,7 @@ from engine import SqliteFile, StoreError
 __all__ = ["BUSY_TIMEOUT_S", "StoreBase", "StoreVanished"]
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_S = 30.0  # how long an operation waits on another connection's write lock (tests lower it)
 
@@ -81,6 +83,25 @@ class StoreBase(SqliteFile):
                 f"{self._identity[1]} is now {st.st_ino}); stopping, so that the bot reads the new file "
                 "from its start. If that was not meant, put the right file back before it starts again."
             )
+
+    def close(self) -> None:
+        """``SqliteFile.close``; a store whose file vanished first empties its write-ahead log.
+
+        SQLite leaves ``bot.db-wal`` at the path when its database file moved, and whoever opens
+        the file found there next (the restarted bot) would replay those pages onto it.
+        """
+        with self._lock:
+            if self._conn is not None and self._identity is not None:
+                try:
+                    self.check_file()
+                except StoreVanished:
+                    try:  # into the old file, still open; every later operation is refused by _call
+                        self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                    except sqlite3.Error as exc:
+                        log.warning("could not empty %s-wal before closing (%s): move it aside before the "
+                                    "bot starts again, or its pages land in the file now at that path",
+                                    self.path, exc)
+        super().close()
 
     async def _changed(self, sql: str, *args: Any) -> bool:
         """Run one write statement (atomic on its own); True when it changed a row."""
