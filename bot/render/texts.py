@@ -184,5 +184,7 @@ CANNOT_TAKE_WHY = {  # (where, fault) of bot.store.faults.StorageFault
     ("database", "broken"): "the bot's database cannot be written",
     ("workspaces", "full"): "the disk under the workspaces folder is full",
     ("workspaces", "read-only"): "the workspaces folder is read-only",
+    ("files", "full"): "the disk is full",
+    ("files", "read-only"): "a folder the bot writes to is read-only",
 }
 CANNOT_TAKE_ANY = "the bot's storage cannot be written"  # a (where, fault) not listed above

@@ -27,7 +27,7 @@ from bot.slack.unrecorded import unrecorded_for
 from bot.repos.intake import RepoIntake
 from bot.store.bot_store import BotStore, Question as StoredQuestion, StoreError, ThreadKey
 from bot.store.faults import diagnose
-from bot.runs.threads import ThreadError, folder_name
+from bot.runs.threads import WORKSPACES, ThreadError, folder_name
 from engine import Answer
 
 log = logging.getLogger(__name__)
@@ -61,7 +61,7 @@ class Intake:
         try:
             await handle(key, event)
         except (StoreError, OSError) as exc:
-            fault = diagnose(exc)
+            fault = diagnose(exc, workspaces=(self.config.home / WORKSPACES).resolve())
             if fault is None:
                 raise
             await unrecorded_for(self.client).tell(key.channel, key.thread_ts, event["ts"], fault)

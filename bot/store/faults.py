@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import sqlite3
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from bot.store.base import StoreVanished
@@ -18,7 +19,7 @@ from engine import StoreError
 __all__ = ["Fault", "StorageFault", "Where", "diagnose"]
 
 Fault = Literal["busy", "full", "read-only", "gone", "broken"]
-Where = Literal["database", "workspaces"]
+Where = Literal["database", "workspaces", "files"]  # files: another folder the bot writes (a repository)
 
 # SQLite's primary result codes (the low byte of an extended code)
 _SQLITE: dict[int, Fault] = {
@@ -50,13 +51,14 @@ class StorageFault:
     detail: str
 
 
-def diagnose(exc: BaseException) -> StorageFault | None:
+def diagnose(exc: BaseException, *, workspaces: Path | None = None) -> StorageFault | None:
     """The storage fault behind ``exc``, or None when ``exc`` is not one.
 
     ``StoreVanished`` is "gone"; a ``StoreError`` is classed by the ``sqlite3.Error`` (or the
     ``OSError`` of a folder that cannot be made) it was raised from, "broken" for codes not
     listed, and None when it has neither cause (the store refused a value); an ``OSError`` counts
-    only for the errnos of a full, read-only or forbidden disk (a refused connection does not).
+    only for the errnos of a full, read-only or forbidden disk (a refused connection does not),
+    and is in "workspaces" when the file it names is under ``workspaces``, else in "files".
     """
     if isinstance(exc, StoreVanished):
         return StorageFault("database", "gone", str(exc))
@@ -69,5 +71,11 @@ def diagnose(exc: BaseException) -> StorageFault | None:
             return StorageFault("database", _ERRNO.get(cause.errno or 0, "broken"), str(exc))
         return None  # the store refused a value (a bad ts, an unknown state): a bug, not the disk
     if isinstance(exc, OSError) and exc.errno in _ERRNO:
-        return StorageFault("workspaces", _ERRNO[exc.errno], str(exc))
+        return StorageFault("workspaces" if _under(exc.filename, workspaces) else "files", _ERRNO[exc.errno], str(exc))
     return None
+
+
+def _under(filename: object, folder: Path | None) -> bool:
+    if folder is None or not isinstance(filename, (str, Path)):
+        return False
+    return Path(filename).is_relative_to(folder)

@@ -60,13 +60,13 @@ def test_sqlite_faults_are_named_by_sqlites_own_code(tmp_path):
 
 @pytest.mark.parametrize(("exc", "fault"), [
     (OSError(errno.ENOSPC, "No space left on device", "/h/workspaces/x"), ("workspaces", "full")),
-    (OSError(errno.EROFS, "Read-only file system", "/h/workspaces/x"), ("workspaces", "read-only")),
-    (PermissionError(errno.EACCES, "Permission denied"), ("workspaces", "read-only")),
-    (PermissionError(errno.EPERM, "Operation not permitted"), ("workspaces", "read-only")),
+    (OSError(errno.EROFS, "Read-only file system", "/h/workspaces/x/runs"), ("workspaces", "read-only")),
+    (PermissionError(errno.EACCES, "Permission denied", "/srv/repo/.git"), ("files", "read-only")),
+    (PermissionError(errno.EPERM, "Operation not permitted"), ("files", "read-only")),
     (StoreVanished("'/h/bot.db' was deleted"), ("database", "gone")),
 ])
 def test_os_faults_and_a_vanished_file_are_storage_faults(exc, fault):
-    found = diagnose(exc)
+    found = diagnose(exc, workspaces=Path("/h/workspaces"))
     assert (found.where, found.fault) == fault
     assert CANNOT in cannot_take(found) and "try again in a minute" in cannot_take(found)
 
