@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 RETENTION_S = 24 * 3600.0
 BATCH = 500  # rows a transaction: a few ms of holding the write lock
 PAUSE_S = 0.05  # between batches: other writers (claims before an ack) get the lock
+PRUNE_BUSY_S = 1.0  # a batch's wait on another process's write lock (other operations wait 30 s)
 PRUNE_EVERY_S = 600.0
 CHECK_EVERY_S = 2.0  # how soon a deleted or replaced bot.db stops the bot
 EXIT_VANISHED = 3  # flower-bot's exit status when bot.db vanished (the service manager restarts it)
@@ -58,16 +59,22 @@ class HousekeepingMixin(StoreBase):
         return await self._run(self._prune_batch, table, self._now() - older_than_s, limit)
 
     def _prune_batch(self, conn: sqlite3.Connection, table: Table, before: float, limit: int) -> int:
-        with immediate(conn):
-            return conn.execute(f"DELETE FROM {table} WHERE {_KEY[table]} IN ({_OLD[table]})",
-                                (before, limit)).rowcount
+        # a short wait on another process's lock: this connection's other users (a claim before
+        # its ack) queue behind it, and a skipped batch only waits for the next round
+        conn.execute(f"PRAGMA busy_timeout = {int(min(self.busy_timeout, PRUNE_BUSY_S) * 1000)}")
+        try:
+            with immediate(conn):
+                return conn.execute(f"DELETE FROM {table} WHERE {_KEY[table]} IN ({_OLD[table]})",
+                                    (before, limit)).rowcount
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
 
 
 @dataclass
 class Pruned:
     """One housekeeping round: rows deleted per table, batches run, the longest batch in seconds."""
 
-    rows: dict[str, int] = field(default_factory=dict)
+    rows: dict[Table, int] = field(default_factory=dict)
     batches: int = 0
     longest_s: float = 0.0
 
