@@ -12,7 +12,8 @@ Side by side, on two files in one run:
   500 rows, a 50 ms pause between).
 
 Reported every 20k events: the database's size (page_count x page_size, the file once
-checkpointed) and the -wal file's. Then the longest prune transaction during the traffic, and, on
+checkpointed) and the -wal file's. Then the median and longest prune transaction (timed inside
+the worker thread, so waiting for the connection is not counted) during the traffic, and, on
 copies of the file without housekeeping (a backlog of 100k events): one housekeeping round, the
 same rows deleted with no batches (one transaction a table), and the claims pruned in one
 transaction by ``BotStore.prune_events`` (the only pruning before, called only by tests).
@@ -31,9 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import load_average, mb, print_machine, table
+from bench import load_average, mb, median, print_machine, table
 from bot.store.bot_store import BotStore, ThreadKey
-from bot.store.housekeeping import BATCH, PAUSE_S, RETENTION_S, Housekeeper
+from bot.store.housekeeping import BATCH, PAUSE_S, RETENTION_S, Housekeeper, Table
 
 THREAD = ThreadKey("T0BENCH", "C0BENCH", "1712345678.000100")
 EVENTS = 100_000
@@ -54,6 +55,35 @@ class Clock:
         return self.now
 
 
+class TimedStore(BotStore):
+    """``BotStore`` that records how long each prune transaction took (``prune_batch`` and
+    ``prune_events`` are one transaction each), measured inside the worker thread."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.took: list[float] = []
+
+    def _timed(self, fn):
+        def timed(conn, *rest):
+            started = time.perf_counter()
+            try:
+                return fn(conn, *rest)
+            finally:
+                self.took.append(time.perf_counter() - started)
+        return timed
+
+    async def prune_batch(self, table: Table, older_than_s: float, limit: int = BATCH) -> int:
+        return await self._run(self._timed(self._prune_batch), table, self._now() - older_than_s, limit)
+
+    async def prune_events(self, older_than_s: float) -> int:
+        return await self._run(self._timed(self._prune), self._now() - older_than_s)
+
+
+def _spread(took: list[float]) -> str:
+    """Median / longest of the transactions, in ms."""
+    return f"{median(took) * 1000:.1f} / {max(took) * 1000:.1f}" if took else "-"
+
+
 def _sync(store: BotStore, level: str) -> None:
     store._call(lambda conn: conn.execute(f"PRAGMA synchronous = {level}"))
 
@@ -68,11 +98,11 @@ async def _size(store: BotStore) -> tuple[int, int]:
 async def traffic(path: Path, *, events: int, per_day: int, housekeeping: bool) -> dict:
     """Write ``events`` events to a new file at ``path``; sizes along the way and prune figures."""
     clock = Clock()
-    store = BotStore(path, clock=clock)
+    store = TimedStore(path, clock=clock)
     await store.upsert_thread(THREAD, workspace="bench")
     _sync(store, "OFF")
     keeper = Housekeeper(store)
-    sizes, longest, deleted, next_round, started = [], 0.0, 0, clock.now + EVERY_S, time.perf_counter()
+    sizes, deleted, next_round, started = [], 0, clock.now + EVERY_S, time.perf_counter()
     for n in range(events):
         clock.now += 86400.0 / per_day
         ts = f"{1712345679 + n}.000100"
@@ -83,13 +113,13 @@ async def traffic(path: Path, *, events: int, per_day: int, housekeeping: bool) 
             _sync(store, "FULL")
             done = await keeper.prune()
             _sync(store, "OFF")
-            longest, deleted, next_round = max(longest, done.longest_s), deleted + done.total, clock.now + EVERY_S
+            deleted, next_round = deleted + done.total, clock.now + EVERY_S
         if (n + 1) % REPORT_EVERY == 0 or n + 1 == events:
             sizes.append((n + 1, *await _size(store)))
     elapsed = time.perf_counter() - started
     store._call(lambda conn: conn.execute("PRAGMA wal_checkpoint(TRUNCATE)"))
     await store.aclose()
-    return {"sizes": sizes, "longest_s": longest, "deleted": deleted, "elapsed_s": elapsed, "clock": clock.now}
+    return {"sizes": sizes, "took": store.took, "deleted": deleted, "elapsed_s": elapsed, "clock": clock.now}
 
 
 async def backlog(path: Path, clock_now: float, work: Path) -> dict:
@@ -99,18 +129,15 @@ async def backlog(path: Path, clock_now: float, work: Path) -> dict:
     for how in ("batches", "no batches", "prune_events"):
         copy = work / f"backlog-{how.replace(' ', '-')}.db"
         shutil.copyfile(path, copy)
-        store = BotStore(copy, clock=lambda: clock_now)
+        store = TimedStore(copy, clock=lambda: clock_now)
         await store.integrity_check()  # opened, and its pages read once, before the clock starts
         started = time.perf_counter()
         if how == "prune_events":
             rows = await store.prune_events(RETENTION_S)
-            took = time.perf_counter() - started
-            results[how] = {"rows": rows, "total_s": took, "longest_s": took, "batches": 1}
         else:
             keeper = Housekeeper(store) if how == "batches" else Housekeeper(store, batch=10**12, pause_s=0)
-            done = await keeper.prune()
-            results[how] = {"rows": done.total, "total_s": time.perf_counter() - started,
-                            "longest_s": done.longest_s, "batches": done.batches}
+            rows = (await keeper.prune()).total
+        results[how] = {"rows": rows, "total_s": time.perf_counter() - started, "took": store.took}
         await store.aclose()
     return results
 
@@ -127,14 +154,14 @@ async def _run(events: int, per_day: int) -> str:
                      f"{without_db / with_db:.1f}x"])
     sizes = table(["events", "with: bot.db MB", "with: -wal MB", "without: bot.db MB", "without: -wal MB",
                    "without / with"], rows)
-    prunes = table(["pruning", "rows deleted", "batches", "longest transaction", "total"], [
-        ["housekeeping during the traffic (every 10 simulated min)", f"{kept['deleted']:,}", "-",
-         f"{kept['longest_s'] * 1000:.1f} ms", "-"],
-        *[[f"the backlog of the file without: {how}", f"{r['rows']:,}", f"{r['batches']:,}",
-           f"{r['longest_s'] * 1000:.1f} ms", f"{r['total_s']:.2f} s"] for how, r in old.items()],
+    prunes = table(["pruning", "rows deleted", "transactions", "median / longest transaction (ms)", "total"], [
+        ["housekeeping during the traffic (every 10 simulated min)", f"{kept['deleted']:,}", f"{len(kept['took']):,}",
+         _spread(kept["took"]), "-"],
+        *[[f"the backlog of the file without: {how}", f"{r['rows']:,}", f"{len(r['took']):,}", _spread(r["took"]),
+           f"{r['total_s']:.2f} s"] for how, r in old.items()],
     ])
     per_event = grown["sizes"][-1][1] / events
-    batched, whole = old["batches"]["longest_s"], old["no batches"]["longest_s"]
+    batched, whole = max(old["batches"]["took"]), max(old["no batches"]["took"])
     return (f"{events:,} events at {per_day:,} a day ({events / per_day:g} simulated days), retention "
             f"{RETENTION_S / 3600:g} h, batches of {BATCH} with a {PAUSE_S * 1000:g} ms pause.\n\n"
             f"{sizes}\n\n{prunes}\n\n"

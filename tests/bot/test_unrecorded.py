@@ -130,6 +130,10 @@ async def _all_posted(bot) -> None:
         await asyncio.sleep(0.05)
 
 
+def _cannot(slack, thread_ts: str) -> list:
+    return [c for c in slack.calls("chat.postMessage", thread_ts=thread_ts) if CANNOT in (c.body.get("text") or "")]
+
+
 async def _answered(slack, event, *, why: str):
     """The answer in the event's thread saying ``why``; the event was acked."""
     thread = event.get("thread_ts") or event["ts"]
@@ -245,11 +249,17 @@ async def test_a_reply_the_lock_keeps_out_is_answered_and_chatter_elsewhere_is_n
     await _all_posted(bot)
     reply = slack.user_message(CHANNEL, "Go, please", thread_ts=thread)
     elsewhere = slack.user_message(CHANNEL, "lunch?", thread_ts=slack.user_message(CHANNEL, "hi")["ts"])
+    pair = slack.thread_mention(CHANNEL, thread, "also a README")  # app_mention + message, one ts
     with locked(bot.config.db_path):
         await slack.wait_ack(await slack.send_event(elsewhere))
         await slack.wait_ack(await slack.send_event(reply))
         await _answered(slack, reply, why="the bot's database is busy")
+        for envelope in await slack.send_events(*pair):
+            await slack.wait_ack(envelope)
+        await slack.wait_until(lambda: len(_cannot(slack, thread)) == 2, what="the pair answered")
     assert not slack.calls("chat.postMessage", thread_ts=elsewhere["thread_ts"])
+    await _all_posted(bot)
+    assert len(_cannot(slack, thread)) == 2  # the reply's and the pair's: one answer for the pair
     # the question is still open: the person says it again, and it is taken
     await slack.send_event(slack.user_message(CHANNEL, "Go, please", thread_ts=thread))
     updated = await slack.wait_for("chat.update", ts=q_ts)
