@@ -45,22 +45,30 @@ def _corpus(argv: list[str]) -> int:
     return corpus.main(argv)
 
 
+def _housekeeping(argv: list[str]) -> int:
+    from bench import housekeeping
+
+    return housekeeping.main(argv)
+
+
 BENCHMARKS: dict[str, tuple[Callable[[list[str]], int], str]] = {
     "store": (_store, "session store: append, resume load and load memory (issue 2)"),
     "runtime": (_runtime, "one 20-tool-call step: raw SDK query() vs Runtime.run (issue 3)"),
     "bot": (_bot, "the Slack bot with 0/20/50 runs waiting: ack, first reply, loop lag, memory (issues 5, 6)"),
     "resume": (_resume, "resume on real sessions: shown/raw, chains, policy counts, load/parse (issue 15; needs CORPUS)"),
     "corpus": (_corpus, "rebuild the real-session corpus for `resume` from its recorded sources (issue 15)"),
+    "housekeeping": (_housekeeping, "bot.db after 100k events with and without housekeeping, the longest "
+                                    "transaction (issue 13)"),
 }
 
 USAGE = "usage: python -m bench [NAME [OPTIONS]]\n\nBenchmarks (all when no NAME is given):\n" + "\n".join(
-    f"  {name:<9} {about}" for name, (_, about) in BENCHMARKS.items()
+    f"  {name:<13} {about}" for name, (_, about) in BENCHMARKS.items()
 ) + "\n\n`python -m bench NAME --help` lists a benchmark's options. Results: bench/RESULTS.md."
 
 
 def run_all() -> int:
     """Every benchmark with its defaults, printed as one dated Markdown section."""
-    from bench import bot, runtime, store
+    from bench import bot, housekeeping, runtime, store
 
     started = time.perf_counter()
     print(f"## {date.today().isoformat()}\n")
@@ -72,6 +80,7 @@ def run_all() -> int:
         ("Runtime overhead", runtime.run),  # first: the store run grows this process
         ("Session store", store.run),
         ("Where a 10k all-policies load spends its time; a leaner read path", store.profile),
+        ("bot.db with and without housekeeping", housekeeping.run),
         ("The Slack bot under load", bot.run),  # last: it sets the offline env while it runs
     )
     for title, fn in sections_to_run:

@@ -31,6 +31,7 @@ from bot.runs.jobs import BotOptions, Jobs
 from bot.slack.outbox import Outbox
 from bot.repos.threads import REPO_DIR
 from bot.store.bot_store import BotStore
+from bot.store.housekeeping import EXIT_VANISHED, Housekeeper, StoreVanished
 from bot.runs.threads import workspace_dir
 from bot.sandbox import require_sandbox
 from engine import FlowerError, check_cli
@@ -142,12 +143,12 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
 
 
 async def serve(config: Config, *, options: BotOptions | None = None) -> None:
-    """Run the bot until cancelled (Ctrl-C)."""
+    """Run the bot until cancelled (Ctrl-C), or until bot.db vanishes (``StoreVanished``)."""
     bot = await start_bot(config, options=options, settle_gc=True)
     where = "Socket Mode" if bot.socket else f"HTTP on port {bot.port} (/slack/events)"
     log.info("flower-bot connected via %s; workspaces in %s", where, config.home)
     try:
-        await asyncio.Event().wait()
+        await Housekeeper(bot.store).run()  # prunes old rows in batches; raises once bot.db is gone
     finally:
         await bot.close()
 
@@ -203,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
         asyncio.run(serve(config))
     except KeyboardInterrupt:
         pass  # Ctrl-C: runs in progress resume at the next start
+    except StoreVanished:  # logged by the housekeeper; the service manager starts the bot again
+        return EXIT_VANISHED
     return 0
 
 

@@ -187,3 +187,20 @@ DIFF_NOT_UPLOADED = ("the diff could not be uploaded ({error}). Press Diff again
 # -- Long text cut for Slack -----------------------------------------------------------------
 
 MORE_NOT_SHOWN = "_… {left:,} more characters not shown._"
+
+# -- Words the bot could not record: bot.db or the workspaces folder refused (bot.slack.unrecorded) --
+
+CANNOT_TAKE = (":warning: I can't take this right now: {why}. Nothing of it was recorded; try again in a "
+               "minute (the bot's log says more).")
+CANNOT_TAKE_WHY = {  # (where, fault) of bot.store.faults.StorageFault
+    ("database", "busy"): "the bot's database is busy",
+    ("database", "full"): "the disk under the bot's database is full",
+    ("database", "read-only"): "the bot's database is read-only",
+    ("database", "gone"): "the bot's database file is gone, and the bot is restarting",
+    ("database", "broken"): "the bot's database cannot be written",
+    ("workspaces", "full"): "the disk under the workspaces folder is full",
+    ("workspaces", "read-only"): "the workspaces folder is read-only",
+    ("files", "full"): "the disk is full",
+    ("files", "read-only"): "a folder the bot writes to is read-only",
+}
+CANNOT_TAKE_ANY = "the bot's storage cannot be written"  # a (where, fault) not listed above

@@ -2,6 +2,9 @@
 
 Called by ``bot.slack.app``'s listeners once bolt's middleware (``bot.slack.middleware``) let the
 event through: claimed once, from a person allowed here, naming a thread or question that exists.
+The event is acked by then, so a mention or reply that storage refuses from here on (``bot.db``
+locked past its busy timeout, full, read-only or vanished; a workspace folder that cannot be
+made) is answered in its thread straight away (``bot.slack.unrecorded``), never dropped unsaid.
 """
 
 from __future__ import annotations
@@ -20,9 +23,11 @@ from bot.slack.commands import parse, parse_repo
 from bot.config import Config
 from bot.runs.jobs import Jobs
 from bot.slack.outbox import Outbox, edit, ephemeral, react
+from bot.slack.unrecorded import unrecorded_for
 from bot.repos.intake import RepoIntake
-from bot.store.bot_store import BotStore, Question as StoredQuestion, ThreadKey
-from bot.runs.threads import ThreadError, folder_name
+from bot.store.bot_store import BotStore, Question as StoredQuestion, StoreError, ThreadKey
+from bot.store.faults import diagnose
+from bot.runs.threads import WORKSPACES, ThreadError, folder_name
 from engine import Answer
 
 log = logging.getLogger(__name__)
@@ -40,6 +45,28 @@ class Intake:
 
     async def mention(self, key: ThreadKey, event: dict[str, Any]) -> None:
         """``@bot …`` in ``key``'s thread: a new thread starts a run; in a known thread it is a reply."""
+        await self._or_say_why(key, event, self._mention)
+
+    async def message(self, key: ThreadKey, event: dict[str, Any]) -> None:
+        """A person's reply in ``key``'s thread, one the bot runs: their words, and any files."""
+        await self._or_say_why(key, event, self._message)
+
+    async def _or_say_why(self, key: ThreadKey, event: dict[str, Any],
+                          handle: Callable[[ThreadKey, dict[str, Any]], Awaitable[None]]) -> None:
+        """``handle`` the event; when storage refuses it, say so in the thread (once) instead.
+
+        What ran before the failure stays done (a reaction, perhaps a notice queued); the person
+        is told nothing more was recorded and to say it again. Other errors are raised as before.
+        """
+        try:
+            await handle(key, event)
+        except (StoreError, OSError) as exc:
+            fault = diagnose(exc, workspaces=(self.config.home / WORKSPACES).resolve())
+            if fault is None:
+                raise
+            await unrecorded_for(self.client).tell(key.channel, key.thread_ts, event["ts"], fault)
+
+    async def _mention(self, key: ThreadKey, event: dict[str, Any]) -> None:
         user, channel, ts = event.get("user", ""), event["channel"], event["ts"]
         repo = parse_repo(event.get("text", ""))
         if repo is not None:  # `@flower /repo …`: the channel's repository, answered in the thread
@@ -65,8 +92,7 @@ class Intake:
         note = render.attachments_note(names, str(self.jobs.workspace(key)) if known else None)
         await self.outbox.send(key, "files", f"files:{key.channel}:{event['ts']}", note)
 
-    async def message(self, key: ThreadKey, event: dict[str, Any]) -> None:
-        """A person's reply in ``key``'s thread, one the bot runs: their words, and any files."""
+    async def _message(self, key: ThreadKey, event: dict[str, Any]) -> None:
         await self.words(key, event.get("text", ""), event["user"], event["ts"])
         await self._files_note(key, event)
 

@@ -18,8 +18,12 @@ the bot's own posts):
 A middleware that stops returns ``await ack()``: bolt then answers Slack 200 (without it the
 answer is a 404, and over HTTP Slack would retry). Middleware runs before bolt acks, so the claim
 is one SQLite transaction (``BotStore.claim``: one fsync), and the refusal is posted after the
-ack by bolt's lazy listener runner. A failure here reaches the app's error handler and Slack gets
-no ack, so it delivers the event again.
+ack by bolt's lazy listener runner. A claim that ``bot.db`` refuses (locked past its busy timeout,
+full, read-only, vanished) is acked too, and the person is told so in the thread, straight through
+the Web API (``bot.slack.unrecorded``): Slack redelivers an unacked event a few times within
+minutes and then never again, and a claim that cannot be written could not keep it for later
+either. Any other failure here reaches the app's error handler and Slack gets no ack, so it
+delivers the event again.
 
 Catch-up (``bot.slack.catchup``) reads missed replies without bolt: ``admit_reply`` is the
 ``message`` listener's chain, the same functions in the same order.
@@ -40,7 +44,9 @@ from bot.config import Config
 from bot.render import controls
 from bot.render import messages as render
 from bot.slack.outbox import ephemeral
-from bot.store.bot_store import BotStore, ThreadKey
+from bot.slack.unrecorded import Unrecorded, unrecorded_for
+from bot.store.bot_store import BotStore, StoreError, ThreadKey
+from bot.store.faults import StorageFault, diagnose
 
 __all__ = ["Gate"]
 
@@ -52,6 +58,11 @@ class Gate:
 
     def __init__(self, *, config: Config, store: BotStore, client: AsyncWebClient) -> None:
         self.config, self.store, self.client = config, store, client
+
+    @property
+    def unrecorded(self) -> Unrecorded:
+        """Where messages the bot could not record are answered (shared with ``Intake``)."""
+        return unrecorded_for(self.client)
 
     # -- the checks (catch-up calls them without bolt) ----------------------------------------
 
@@ -109,14 +120,51 @@ class Gate:
                 return await ack()
         return await next()
 
-    async def claim_once(self, body: dict[str, Any], event: dict[str, Any], context: AsyncBoltContext,
-                         ack: AsyncAck, next: Next) -> BoltResponse | None:
-        """Events: go on only the first time, with the thread in ``context["thread"]``."""
-        key = await self.claim(body, event)
+    async def claim_once(self, req: AsyncBoltRequest, body: dict[str, Any], event: dict[str, Any],
+                         context: AsyncBoltContext, ack: AsyncAck, next: Next) -> BoltResponse | None:
+        """Events: go on only the first time, with the thread in ``context["thread"]``; a claim
+        ``bot.db`` refuses is acked and answered in the thread (``unrecorded``), once."""
+        if self.unrecorded.told(event["channel"], event["ts"]):
+            return await ack()  # answered "try again" already: a late redelivery must not start it after all
+        try:
+            key = await self.claim(body, event)
+        except StoreError as exc:
+            fault = diagnose(exc)
+            if fault is None:
+                raise
+            tell = await self._unrecordable(body, event, fault)
+            if tell is not None:  # after the ack: a post held up by a 429 must not hold the ack up too
+                context.listener_runner.lazy_listener_runner.start(function=tell, request=req)
+            return await ack()
         if key is None:
             return await ack()
         context["thread"] = key
         return await next()
+
+    async def _unrecordable(self, body: dict[str, Any], event: dict[str, Any],
+                            fault: StorageFault) -> Callable[[], Awaitable[None]] | None:
+        """What to post for an event whose claim failed with ``fault``: the refusal for someone not
+        allowed, nothing for a reply in a thread the bot does not run (or cannot tell), else the
+        answer that it could not be recorded."""
+        channel, ts, user = event["channel"], event["ts"], event.get("user", "")
+        thread_ts = event.get("thread_ts") or ts
+        refusal = self.refusal(user, channel)
+        if refusal is not None:
+            async def refuse() -> None:
+                await ephemeral(self.client, channel, user, refusal, thread_ts=event.get("thread_ts"))
+            return refuse
+        if event.get("type") != "app_mention":  # a reply counts only in a thread the bot runs
+            key = ThreadKey(body.get("team_id") or event.get("team", ""), channel, thread_ts)
+            try:
+                known = await self.store.get_thread(key) is not None
+            except StoreError:
+                known = False  # cannot tell: saying nothing beats answering chatter that is not ours
+            if not known:
+                return None
+
+        async def tell() -> None:
+            await self.unrecorded.tell(channel, thread_ts, ts, fault)
+        return tell
 
     async def names_thread(self, body: dict[str, Any], action: dict[str, Any], context: AsyncBoltContext,
                            ack: AsyncAck, next: Next) -> BoltResponse | None:
