@@ -23,6 +23,6 @@ def test_a_workbench_and_spilled_output_are_invisible_to_git(tmp_path):
     (repo / ".flower" / "notes" / "decision.md").write_text("a decision\n")
     store = TrimmingSessionStore(tmp_path / "s.db", repo, TrimPolicy(keep_recent=0, min_chars=10))
     entries = build_session([bash("cat .env", "ANTHROPIC_API_KEY=sk-ant-" + "x" * 3000)])
-    store._transform(entries)
+    store._transform(entries, main_thread=True)
     assert list((repo / ".flower" / "spill").glob("*.txt")), "nothing was spilled"
     assert git_status(repo) == "?? app.py\n"
