@@ -123,6 +123,12 @@ class SocketModeServer:
         await ws.send_str(json.dumps(frame))
         return conn.index
 
+    async def send_text(self, data: str, *, timeout: float) -> int:
+        """Send `data` as a text frame as it is on the current connection; return that connection's index."""
+        conn, ws = await self._ready(timeout)
+        await ws.send_str(data)
+        return conn.index
+
     async def disconnect(self, reason: DisconnectReason, *, timeout: float) -> int:
         """Ask the client to reconnect, as Slack does before rotating a socket."""
         return await self.send_frame(payloads.disconnect(reason), timeout=timeout)
