@@ -34,6 +34,10 @@ from bot.store.bot_store import BotStore
 from bot.runs.threads import workspace_dir
 from bot.sandbox import SandboxUnavailable, require_sandbox
 from bot.slack.watchdog import SocketWatchdog
+from bot.slack.app import web_app
+from bot.slack.socket import SocketHandler
+from bot.slack.errors import SlackAuthError
+from bot.slack.startup import check_bot_token, until_refused
 from bot.repos.worktrees import cleanup
 
 log = logging.getLogger(__name__)
@@ -107,6 +111,7 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
         log.warning("FLOWER_HOME %s was readable by others; made it 0700", config.home)
         config.home.chmod(0o700)
     client = web_client(config)
+    await check_bot_token(client)  # a refused SLACK_BOT_TOKEN stops the start here (SlackAuthError)
     store = BotStore(config.db_path)
     outbox = Outbox(store, client)
     answers = Answers()
@@ -118,13 +123,13 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
     outbox.start()
     missed_in = await recent_threads(store)  # before connecting: a live reply moves last_seen_ts on
     if config.mode == "socket":
-        bot.socket = AsyncSocketModeHandler(app, config.app_token)  # must be built inside the loop
+        bot.socket = SocketHandler(app, config.app_token)  # must be built inside the loop
         await bot.socket.connect_async()
         if config.socket_idle_s > 0:
             bot.watchdog = SocketWatchdog(bot.socket.client, idle_s=config.socket_idle_s)
             bot.watchdog.start()
     else:
-        bot.web_runner = web.AppRunner(app.web_app(path="/slack/events"), handle_signals=False)
+        bot.web_runner = web.AppRunner(web_app(app, config.signing_secret), handle_signals=False)
         await bot.web_runner.setup()
         # PORT=0 (tests) binds a free local port; a real port listens on every interface
         site = web.TCPSite(bot.web_runner, "0.0.0.0" if config.port else "127.0.0.1", config.port)
@@ -146,7 +151,7 @@ async def serve(config: Config, *, options: BotOptions | None = None) -> None:
     where = "Socket Mode" if bot.socket else f"HTTP on port {bot.port} (/slack/events)"
     log.info("flower-bot connected via %s; workspaces in %s", where, config.home)
     try:
-        await asyncio.Event().wait()
+        await until_refused(bot.socket)  # forever, unless Slack refuses the app token (SlackAuthError)
     finally:
         await bot.close()
 
@@ -201,6 +206,9 @@ def main(argv: list[str] | None = None) -> int:
         asyncio.run(serve(config))
     except KeyboardInterrupt:
         pass  # Ctrl-C: runs in progress resume at the next start
+    except SlackAuthError as exc:  # a refused token: one line, like a bad setting
+        print(f"flower-bot: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
     return 0
 
 
