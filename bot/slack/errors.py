@@ -18,6 +18,8 @@ from bot.config import ConfigError
 
 __all__ = [
     "AUTH_ERRORS",
+    "SLACK_FAILED",
+    "UNREACHABLE",
     "UNPOSTABLE",
     "Refusal",
     "SlackAuthError",
@@ -30,8 +32,10 @@ UNPOSTABLE = frozenset({"channel_not_found", "not_in_channel", "is_archived", "c
                         "restricted_action"})
 TOO_LONG = frozenset({"msg_too_long"})
 BAD_BLOCKS = frozenset({"invalid_blocks", "invalid_blocks_format"})
-# A call that never got an answer (a dropped network, a timeout): it may or may not have happened
+# A call that never got an answer (a dropped network, a timeout): it may or may not have happened.
+# SLACK_FAILED adds Slack refusing the call: every way a Web API call fails.
 UNREACHABLE = (aiohttp.ClientError, OSError, asyncio.TimeoutError)
+SLACK_FAILED = (SlackApiError, *UNREACHABLE)
 
 Refusal = Literal["auth", "unpostable", "too_long", "bad_blocks", "unreachable", "other"]
 

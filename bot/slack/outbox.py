@@ -1,20 +1,15 @@
 """Posting to Slack: notices go through the store's outbox (each posted once, in order, retried);
-quick calls (reactions, ephemerals, edits) go straight to the Web API.
+quick calls (reactions, ephemerals, edits: ``bot.slack.quick``, importable from here too) go
+straight to the Web API.
 
-Rate limits (429) and 500/503 are retried inside slack_sdk by the client's retry handlers
-(``bot.main.web_client``). What else Slack answers is sorted by ``bot.slack.errors.classify``:
-
-- a refused token (``invalid_auth``, ``token_revoked``…) stops posting for good: one ERROR line
-  naming SLACK_BOT_TOKEN; the notices stay queued in ``bot.db`` for a restart with a working token;
-- a channel the bot may not post in (``channel_not_found``, ``not_in_channel``, ``is_archived``…)
-  drops that thread's notices, this one and those that follow for a while, with one log line;
-- ``msg_too_long`` is sent in parts (split at safe points), and refused Block Kit as its text
-  alone: never the same post again;
-- a post that could not reach Slack is retried until it can, however long the network is down
-  (backing off to once a minute); anything else Slack refused is retried a few times, then given
-  up (logged).
-
-A thread's notices keep their order: one that failed holds back the ones after it.
+429s and 500/503 are retried inside slack_sdk (``bot.main.web_client``); what else Slack answers
+is sorted by ``bot.slack.errors.classify``. A refused token stops posting for good (one ERROR
+naming SLACK_BOT_TOKEN; the notices stay queued for a restart with a working token). A channel
+the bot may not post in drops that thread's notices for a while, with one log line. A message too
+long goes out in parts, refused Block Kit as its text alone: never the same post again. A post
+that could not reach Slack is retried until it can (backing off to once a minute); anything else
+Slack refused is retried a few times, then given up. One failed notice holds back the later ones
+of its thread: their order is kept.
 """
 
 from __future__ import annotations
@@ -28,19 +23,18 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render.split import split_text, utf16_len
-from bot.slack.errors import UNREACHABLE, SlackAuthError, classify, error_code
+from bot.slack.errors import SLACK_FAILED, UNREACHABLE, SlackAuthError, classify, error_code
+from bot.slack.quick import edit, ephemeral, react
 from bot.store.bot_store import BotStore, StoreError, ThreadKey
 
 log = logging.getLogger(__name__)
+
+__all__ = ["NOTICE_EVENT", "SLACK_FAILED", "UNREACHABLE", "Outbox", "backoff_s", "edit", "ephemeral", "react"]
 
 RETRY_AFTER_S = 5.0
 MAX_ATTEMPTS = 5  # for posts Slack refused; unreachable ones never run out
 MAX_RETRY_AFTER_S = 60.0
 NOTICE_EVENT = "flower_notice"  # message metadata type carrying the outbox key of each notice posted
-# A Web API call that could not reach Slack (a dropped network, a timeout) raises one of UNREACHABLE;
-# it may or may not have taken effect. SLACK_FAILED adds Slack refusing the call: every way one fails.
-SLACK_FAILED = (SlackApiError, *UNREACHABLE)
-EDIT_TRIES = 3
 PART_LIMIT = 4_000  # a too-long notice is sent in parts of this size (Slack: keep messages under ~4,000)
 DROP_S = 600.0  # after a "cannot post in this channel", that thread's notices are dropped this long
 
@@ -277,42 +271,3 @@ class Outbox:
         log.warning("posting %s %r failed (attempt %d): %s", item.kind, item.dedupe_key, item.attempts + 1, exc)
         await self.store.mark_failed(item.id, str(exc), again)
         return False
-
-
-async def react(client: AsyncWebClient, channel: str, ts: str, name: str = "eyes") -> None:
-    """Add a reaction; one already there is fine (a redelivered event, a second reply)."""
-    try:
-        await client.reactions_add(channel=channel, timestamp=ts, name=name)
-    except SLACK_FAILED as exc:
-        if not (isinstance(exc, SlackApiError) and exc.response.get("error") == "already_reacted"):
-            log.warning("reactions.add %s on %s/%s failed: %s", name, channel, ts, exc)
-
-
-async def ephemeral(client: AsyncWebClient, channel: str, user: str, text: str, thread_ts: str | None = None) -> None:
-    """A message only ``user`` sees (refusals, late clicks); failures are logged, not raised."""
-    try:
-        await client.chat_postEphemeral(channel=channel, user=user, text=text, thread_ts=thread_ts)
-    except SLACK_FAILED as exc:
-        log.warning("chat.postEphemeral to %s in %s failed: %s", user, channel, exc)
-
-
-async def edit(client: AsyncWebClient, channel: str, ts: str, text: str,
-               blocks: list[dict[str, Any]] | None = None) -> bool:
-    """Edit a message in place; False (logged) when Slack refused it or stayed unreachable.
-
-    An edit is best effort: it must not fail the run that made it. Being idempotent, it is tried
-    again (``EDIT_TRIES`` times in all) when the network dropped; 429 and 5xx are the client's.
-    """
-    for attempt in range(1, EDIT_TRIES + 1):
-        try:
-            await client.chat_update(channel=channel, ts=ts, text=text, blocks=blocks or [])
-            return True
-        except UNREACHABLE as exc:
-            if attempt == EDIT_TRIES:
-                log.warning("chat.update of %s/%s failed %d times: %s", channel, ts, attempt, exc)
-                return False
-            await asyncio.sleep(0.5 * attempt)
-        except SlackApiError as exc:
-            log.warning("chat.update of %s/%s failed: %s", channel, ts, exc)
-            return False
-    return False

@@ -5,9 +5,10 @@ forever, logging a traceback each time: a revoked app token (``apps.connections.
 ``invalid_auth``) then fills the log and the bot never says what is wrong. Here a refused app
 token ends the client and raises ``SlackAuthError`` (naming SLACK_APP_TOKEN) to whoever waits in
 ``refused()``; a transient failure (no network, a 5xx) is retried with a growing delay, one log line
-each, no traceback. A frame that is not what Slack sends (not JSON, an envelope without its
-payload, fields of the wrong type: ``bot.slack.malformed``) is acked, so Slack does not send it
-again, and logged in one line instead of reaching bolt.
+each, no traceback (a failed websocket connect too: slack_sdk's own retry, its traceback dropped).
+A frame that is not what Slack sends (not JSON, an envelope without its payload, fields of the
+wrong type: ``bot.slack.malformed``) is acked, so Slack does not send it again, and logged in one
+line instead of reaching bolt.
 """
 
 from __future__ import annotations
@@ -26,6 +27,21 @@ from bot.slack.errors import UNREACHABLE, SlackAuthError, classify, error_code
 from bot.slack.malformed import problem
 
 log = logging.getLogger(__name__)
+
+
+class _OneLineRetries(logging.Filter):
+    """slack_sdk logs every failed websocket connect with a traceback, then retries: the network
+    being down is no bug, so that record becomes one warning line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.getMessage().startswith("Failed to connect"):
+            record.exc_info, record.exc_text = None, None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+SDK_LOG = logging.getLogger(f"{__name__}.sdk")  # what slack_sdk's client says about its connection
+SDK_LOG.addFilter(_OneLineRetries())
 
 __all__ = ["SocketClient", "SocketHandler"]
 
@@ -83,7 +99,7 @@ class SocketClient(SocketModeClient):
     async def process_message(self) -> None:
         """Take one frame off the queue; hand it to the listeners unless it is malformed."""
         raw = await self.message_queue.get()
-        if raw is None:
+        if raw is None or not raw.strip():  # Slack sends empty frames now and then
             return
         try:
             message = json.loads(raw) if raw.lstrip().startswith(("{", "[")) else None
@@ -125,11 +141,11 @@ class SocketHandler(AsyncSocketModeHandler):
     """bolt's ``AsyncSocketModeHandler`` on a ``SocketClient``; ``refused()`` raises when Slack
     refuses the app token (at connect or any later reconnect)."""
 
-    def __init__(self, app: AsyncApp, app_token: str, *, ping_interval: float = PING_INTERVAL_S) -> None:
+    def __init__(self, app: AsyncApp, app_token: str, *, ping_interval: float | None = None) -> None:
         # the library's __init__ builds its own client; this is the same wiring on ours
         self.app, self.app_token = app, app_token
-        self.client = SocketClient(app_token=app_token, logger=app.logger, web_client=app.client,
-                                   ping_interval=ping_interval)
+        self.client = SocketClient(app_token=app_token, logger=SDK_LOG, web_client=app.client,
+                                   ping_interval=ping_interval or PING_INTERVAL_S)
         self.client.socket_mode_request_listeners.append(self.handle)  # type: ignore[arg-type]
 
     async def connect_async(self) -> None:

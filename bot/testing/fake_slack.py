@@ -272,6 +272,10 @@ class FakeSlack(Interactions):
         return that connection's index."""
         return await self.socket.send_text(data, timeout=timeout)
 
+    def refuse_connects(self, times: int = 1) -> None:
+        """The next `times` websocket connects fail with HTTP 503; the URL they used stays good."""
+        self.socket.refused_links += times
+
     async def disconnect(self, reason: DisconnectReason = "warning", *, timeout: float = DEFAULT_TIMEOUT) -> int:
         """Send a `disconnect` frame on the current connection; return its index."""
         return await self.socket.disconnect(reason, timeout=timeout)

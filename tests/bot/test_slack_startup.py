@@ -13,10 +13,13 @@ import asyncio
 import logging
 
 import pytest
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import load_config
 from bot.main import EXIT_CONFIG, start_bot
 from bot.slack import socket as socket_mode
+from bot.slack.socket import SocketHandler
 from bot.slack.errors import SlackAuthError
 from tests.bot.test_app_e2e import CHANNEL, CLARIFY_ONLY, brief_only, posted
 
@@ -106,3 +109,18 @@ async def test_a_slack_that_cannot_be_reached_at_start_does_not_stop_the_start(m
     await make_bot(CLARIFY_ONLY)
     said = [r for r in caplog.records if "cannot reach Slack to check SLACK_BOT_TOKEN" in r.getMessage()]
     assert len(said) == 1 and said[0].levelno == logging.WARNING and not said[0].exc_info
+
+
+async def test_a_failed_websocket_connect_is_retried_in_one_line_without_a_traceback(slack_env, caplog):
+    slack = slack_env
+    slack.refuse_connects(2)  # apps.connections.open answers; the websocket behind it fails twice
+    app = AsyncApp(client=AsyncWebClient(token=slack.bot_token, base_url=slack.api_url))
+    handler = SocketHandler(app, slack.app_token, ping_interval=0.05)
+    try:
+        await handler.connect_async()
+        await slack.wait_connected()
+    finally:
+        await handler.close_async()
+    failed = [r for r in caplog.records if r.getMessage().startswith("Failed to connect")]
+    assert len(failed) == 2 and all(r.levelno == logging.WARNING and not r.exc_info for r in failed)
+    assert len(slack.calls("apps.connections.open")) == 1
