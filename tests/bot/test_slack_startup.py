@@ -77,9 +77,13 @@ async def test_a_refused_bot_token_stops_start_bot_before_anything_is_made(slack
     slack = slack_env
     monkeypatch.setenv("FLOWER_HOME", str(tmp_path / "home"))
     slack.refuse_token(slack.bot_token, "token_revoked")
-    with pytest.raises(SlackAuthError) as info:
-        await start_bot(load_config(dotenv=None))
-    assert info.value.variable == "SLACK_BOT_TOKEN" and info.value.code == "token_revoked"
+    try:
+        running = await start_bot(load_config(dotenv=None))
+    except SlackAuthError as exc:
+        assert exc.variable == "SLACK_BOT_TOKEN" and exc.code == "token_revoked"
+    else:
+        await running.close()  # not left running into the fake's teardown
+        pytest.fail("start_bot started although Slack refused the bot token")
     assert not (tmp_path / "home" / "bot.db").exists() and not slack.connections
 
 
