@@ -12,8 +12,10 @@ import gc
 import os
 import logging
 import sys
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
@@ -36,6 +38,10 @@ from bot.runs.threads import workspace_dir
 from bot.sandbox import require_sandbox
 from engine import FlowerError, check_cli
 from bot.slack.watchdog import SocketWatchdog
+from bot.slack.app import web_app
+from bot.slack.socket import SocketHandler
+from bot.slack.errors import SlackAuthError
+from bot.slack.startup import check_bot_token, until_refused
 from bot.repos.worktrees import cleanup
 
 log = logging.getLogger(__name__)
@@ -109,6 +115,7 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
         log.warning("FLOWER_HOME %s was readable by others; made it 0700", config.home)
         config.home.chmod(0o700)
     client = web_client(config)
+    await check_bot_token(client)  # a refused SLACK_BOT_TOKEN stops the start here (SlackAuthError)
     store = BotStore(config.db_path)
     outbox = Outbox(store, client)
     answers = Answers()
@@ -120,13 +127,13 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
     outbox.start()
     missed_in = await recent_threads(store)  # before connecting: a live reply moves last_seen_ts on
     if config.mode == "socket":
-        bot.socket = AsyncSocketModeHandler(app, config.app_token)  # must be built inside the loop
+        bot.socket = SocketHandler(app, config.app_token)  # must be built inside the loop
         await bot.socket.connect_async()
         if config.socket_idle_s > 0:
             bot.watchdog = SocketWatchdog(bot.socket.client, idle_s=config.socket_idle_s)
             bot.watchdog.start()
     else:
-        bot.web_runner = web.AppRunner(app.web_app(path="/slack/events"), handle_signals=False)
+        bot.web_runner = web.AppRunner(web_app(app, config.signing_secret), handle_signals=False)
         await bot.web_runner.setup()
         # PORT=0 (tests) binds a free local port; a real port listens on every interface
         site = web.TCPSite(bot.web_runner, "0.0.0.0" if config.port else "127.0.0.1", config.port)
@@ -148,7 +155,8 @@ async def serve(config: Config, *, options: BotOptions | None = None) -> None:
     where = "Socket Mode" if bot.socket else f"HTTP on port {bot.port} (/slack/events)"
     log.info("flower-bot connected via %s; workspaces in %s", where, config.home)
     try:
-        await Housekeeper(bot.store).run()  # prunes old rows in batches; raises once bot.db is gone
+        await _first_to_end(Housekeeper(bot.store).run(),  # prunes old rows; raises once bot.db is gone
+                            until_refused(bot.socket))  # raises once Slack refuses the app token
     finally:
         await bot.close()
 
@@ -169,6 +177,19 @@ async def cleanup_worktrees(config: Config) -> list[Path]:
 
 
 USAGE = "usage: flower-bot [cleanup]   (no argument: run the bot; cleanup: remove finished threads' worktrees)"
+
+
+async def _first_to_end(*watchers: Coroutine[Any, Any, None]) -> None:
+    """Run the watchers until one ends (they end only by raising); cancel the rest, re-raise."""
+    tasks = [asyncio.ensure_future(w) for w in watchers]
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    for task in done:
+        task.result()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -206,6 +227,9 @@ def main(argv: list[str] | None = None) -> int:
         pass  # Ctrl-C: runs in progress resume at the next start
     except StoreVanished:  # logged by the housekeeper; the service manager starts the bot again
         return EXIT_VANISHED
+    except SlackAuthError as exc:  # a refused token: one line, like a bad setting
+        print(f"flower-bot: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
     return 0
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bot.render import controls, texts
 from bot.render.block_kit import Payload, button, context, fallback, section
+from bot.render.outside import mask_credentials
 from bot.repos.bindings import Binding
 from bot.render.split import clip, escape
 from bot.store.records import ThreadKey
@@ -21,11 +22,12 @@ __all__ = ["DIFF_ACTION", "PUSH_ACTION", "binding_message", "branch_message", "n
 
 
 def binding_message(binding: Binding, *, changed: bool) -> Payload:
-    """The channel's binding: source, base branch, the checkout git runs in."""
+    """The channel's binding: source (a credential in its URL masked), base branch, the checkout git runs in."""
     head = texts.BOUND_NOW if changed else texts.BOUND
-    body = texts.BINDING.format(source=escape(clip(binding.source, 500)), base=escape(binding.base),
+    source = mask_credentials(binding.source)  # before clipping: a cut URL would no longer look like one
+    body = texts.BINDING.format(source=escape(clip(source, 500)), base=escape(binding.base),
                                 path=escape(clip(str(binding.path), 500)))
-    text = texts.BINDING_FALLBACK.format(head=head.replace("*", ""), source=binding.source, base=binding.base,
+    text = texts.BINDING_FALLBACK.format(head=head.replace("*", ""), source=source, base=binding.base,
                                          path=binding.path)
     return {"text": fallback(text), "blocks": [section(f"{head}\n{body}"), context(texts.BINDING_TAIL)]}
 

@@ -5,10 +5,13 @@ its messages in ``slack_bolt/logger/messages.py``. Sentences only: the render fu
 (``bot.render``) and the intakes fill the fields, escape what people and the engine wrote, and
 build the Block Kit around them. Mrkdwn marks (``*bold*``, ``_italic_``, backticks) are part of a
 sentence. A count-dependent phrase is a pair ``(one, other)``. A later language (``zh``) is a
-second module with the same names.
+second module with the same names. A ``Sentence`` is one whose every field is outside text (an
+error, a URL): its ``format`` masks credentials and escapes each field, whoever calls it.
 """
 
 from __future__ import annotations
+
+from bot.render.outside import Sentence
 
 # -- Who and where, inside other sentences ---------------------------------------------------
 
@@ -32,8 +35,8 @@ ROUNDS = ("{n} round", "{n} rounds")
 RUN_QUEUED_BEHIND = ":hourglass: Queued: {place} run(s) ahead of this one. It starts by itself."
 RUN_RESTARTED_CONFIRMING = ":arrows_counterclockwise: The bot restarted; confirming the requirement again."
 RUN_STOPPED = ":black_square_for_stop: Stopped. Reply here to continue, or `/new` to start over."
-RUN_FAILED = ":x: The run failed: {reason}"
-RUN_REPO_FAILED = ":x: The thread's repository could not be prepared: {reason}"
+RUN_FAILED = Sentence(":x: The run failed: {reason}")
+RUN_REPO_FAILED = Sentence(":x: The thread's repository could not be prepared: {reason}")
 ROUNDS_RAN_OUT = "the judge's rounds ran out"  # why a run ended without the goal, when nothing else says
 # Why a step could not go on (bot.render.failures): {detail} is the error kind and text as the API said them.
 FAILED_AUTH = ("the model refused the API key (401: {detail}). Fix `ANTHROPIC_API_KEY` (or "
@@ -163,8 +166,8 @@ NO_ADMINS_TO_BIND = "Only admins (FLOWER_ADMINS) can bind one from Slack; none a
 NO_ADMINS = ("Nobody may bind a repository from Slack: FLOWER_ADMINS is empty. Whoever runs this bot can "
              "set FLOWER_ADMINS to member IDs, or bind by hand in FLOWER_HOME/repos.json.")
 ADMINS_ONLY = "Sorry {who}, only admins (FLOWER_ADMINS) may bind a repository to a channel."
-NOT_BOUND_ERROR = ":x: Not bound: {error}"
-REPO_ERROR = ":x: {error}"
+NOT_BOUND_ERROR = Sentence(":x: Not bound: {error}")
+REPO_ERROR = Sentence(":x: {error}")
 BRANCH_HEAD = ":seedling: *Branch `{branch}`*"
 NO_COMMITS = "_no commits yet_"
 EARLIER_COMMITS = "_… {n} earlier commit(s)_"

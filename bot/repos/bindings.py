@@ -7,7 +7,9 @@ bound to the same URL, fetched before each new thread; threads branch from ``ori
 A local bare repository is treated like a URL: it has no working tree to branch beside.
 
 Every check runs before anything is written: a failed bind leaves no folder, no clone and no
-``repos.json`` entry behind (a failed clone is made in a temporary folder and removed).
+``repos.json`` entry behind (a failed clone is made in a temporary folder and removed). A
+credential in a URL (``https://user:token@host/…``) is masked in every error raised here: the
+message goes to a Slack thread and the log.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Iterator, Literal
 
 from bot.repos import git as g
 from bot.repos.git import RepoError
+from bot.render.outside import mask_credentials
 from engine import write_json_atomic
 
 REPOS_FILE = "repos.json"
@@ -69,12 +72,26 @@ def is_url(source: str) -> bool:
     return bool(_URL.match(source.strip()))
 
 
+@contextlib.contextmanager
+def _credentials_masked() -> Iterator[None]:
+    """Re-raise a ``RepoError`` with every credential in its text masked (git's command line and
+    our own messages can hold the URL as the admin gave it)."""
+    try:
+        yield
+    except RepoError as exc:
+        masked = mask_credentials(str(exc))
+        if masked == str(exc):
+            raise
+        raise RepoError(masked) from None  # not chained: a traceback would print the original text
+
+
 def fetch(binding: Binding) -> None:
     """Bring a clone's ``origin/<base>`` up to date (call before each new thread); a checkout binding
     is left alone (its local base branch is the base). Raises ``RepoError`` when the fetch fails."""
     if binding.kind == "clone":
-        g.git("fetch", "--prune", REMOTE, cwd=binding.path,
-              fix=f"Check that {binding.source!r} is still reachable, or bind the channel again.")
+        with _credentials_masked():
+            g.git("fetch", "--prune", REMOTE, cwd=binding.path,
+                  fix=f"Check that {binding.source!r} is still reachable, or bind the channel again.")
 
 
 class Bindings:
@@ -114,6 +131,10 @@ class Bindings:
         nothing) for an unsafe channel id, a path that is not a git repository, a checkout with
         uncommitted changes, a URL that cannot be cloned, or an unknown base branch.
         """
+        with _credentials_masked():
+            return self._bind(channel, source, base)
+
+    def _bind(self, channel: str, source: str, base: str | None) -> Binding:
         if not _CHANNEL.fullmatch(channel or ""):
             raise RepoError(f"channel id {channel!r} is not a Slack channel id (letters, digits, "
                             "'_' and '-' only). Bind from inside the channel.")

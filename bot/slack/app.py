@@ -5,6 +5,11 @@ a button's thread or question looked up), then its listener hands the words to
 ``bot.slack.intake``. Events are acked by bolt before the listener runs; clicks by our ``ack()``
 first, an answer click once it is recorded. A listener that raises is logged by ``on_error``
 with what it was handling, and the app goes on with the next event.
+
+HTTP mode serves ``web_app``: bolt's request handling behind a check that the body is what Slack
+sends (``bot.slack.malformed``). bolt parses the body before it verifies the signature, so a body
+that is not JSON would end in a 500 and a traceback; here it is a 401 when unsigned and a 400 with
+one warning line when signed.
 """
 
 from __future__ import annotations
@@ -13,18 +18,26 @@ import logging
 import re
 from typing import Any
 
+from aiohttp import web
+from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_bolt.request.internals import parse_body
+from slack_sdk.signature import SignatureVerifier
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Config
 from bot.render import messages as render
 from bot.render import repo as render_repo
 from bot.slack.intake import Intake
+from bot.slack.malformed import problem
 from bot.slack.middleware import Gate
 
 log = logging.getLogger(__name__)
 
-__all__ = ["build_app", "describe"]
+__all__ = ["EVENTS_PATH", "build_app", "describe", "web_app"]
+
+EVENTS_PATH = "/slack/events"
 
 
 def build_app(config: Config, client: AsyncWebClient, intake: Intake, gate: Gate) -> AsyncApp:
@@ -83,17 +96,58 @@ def build_app(config: Config, client: AsyncWebClient, intake: Intake, gate: Gate
 
 
 def describe(body: dict[str, Any]) -> str:
-    """What a request was, by its type and ids, for a log line: never its text, token or whole body."""
+    """What a request was, by its type and ids, for a log line: never its text, token or whole body.
+
+    Any shape is described without raising (this runs when handling already failed).
+    """
+    if not isinstance(body, dict):
+        return f"a {type(body).__name__} body"
     event = body.get("event") if isinstance(body.get("event"), dict) else None
     if event is not None:
         kind = f"{event.get('type', '?')} event" + (f" ({event['subtype']})" if event.get("subtype") else "")
         ids = {"event_id": body.get("event_id"), "channel": event.get("channel"), "ts": event.get("ts"),
                "thread_ts": event.get("thread_ts"), "user": event.get("user")}
     else:
-        actions = body.get("actions") or [{}]
-        kind = f"{body.get('type', '?')} {actions[0].get('action_id', '')}".strip()
-        channel, user = body.get("channel") or {}, body.get("user") or {}
+        actions = body.get("actions") if isinstance(body.get("actions"), list) else []
+        first = actions[0] if actions and isinstance(actions[0], dict) else {}
+        kind = f"{body.get('type', '?')} {first.get('action_id', '')}".strip()
+        channel, user, message = (body.get(k) or {} for k in ("channel", "user", "message"))
         ids = {"channel": channel.get("id") if isinstance(channel, dict) else channel,
-               "message_ts": (body.get("message") or {}).get("ts"),
+               "message_ts": message.get("ts") if isinstance(message, dict) else None,
                "user": user.get("id") if isinstance(user, dict) else user}
     return " ".join([kind, *(f"{k}={v}" for k, v in ids.items() if v)])
+
+
+def web_app(app: AsyncApp, signing_secret: str) -> web.Application:
+    """The aiohttp application for HTTP mode: ``POST /slack/events`` into ``app``.
+
+    A body that does not parse, or is not what Slack sends, is answered before bolt sees it:
+    401 when its signature is wrong (as bolt would; a body that is not UTF-8 cannot be verified),
+    else 400 with one warning line.
+    """
+    verifier = SignatureVerifier(signing_secret)
+
+    async def events(request: web.Request) -> web.Response:
+        raw = await request.read()
+        try:
+            text = raw.decode("utf-8")
+            why = problem(parse_body(text, request.content_type))  # what AsyncBoltRequest would parse
+        except ValueError as exc:  # not UTF-8 (then unverifiable: a 401), not JSON, a payload= not JSON
+            text, why = None, f"the body does not parse ({type(exc).__name__})"
+        if why is None and text is not None:
+            bolt_req = AsyncBoltRequest(body=text, query=request.query_string,
+                                        headers=request.headers)  # type: ignore[arg-type]
+            return await to_aiohttp_response(await app.async_dispatch(bolt_req))
+        try:
+            signed = verifier.is_valid(raw, request.headers.get("X-Slack-Request-Timestamp"),
+                                       request.headers.get("X-Slack-Signature"))
+        except ValueError:  # a timestamp that is not a number, a body that is not UTF-8
+            signed = False
+        if not signed:
+            return web.Response(status=401, text="invalid request")
+        log.warning("refused a signed request that is not what Slack sends (%d bytes): %s", len(raw), why)
+        return web.Response(status=400, text=f"malformed request: {why}")
+
+    application = web.Application()
+    application.add_routes([web.post(EVENTS_PATH, events)])
+    return application

@@ -1,11 +1,15 @@
 """Posting to Slack: notices go through the store's outbox (each posted once, in order, retried);
-quick calls (reactions, ephemerals, edits) go straight to the Web API.
+quick calls (reactions, ephemerals, edits: ``bot.slack.quick``, importable from here too) go
+straight to the Web API.
 
-Rate limits (429) and 500/503 are retried inside slack_sdk by the client's retry handlers
-(``bot.main.web_client``). A post Slack refused is retried a few times later, then given up
-(logged); a post that could not reach Slack is retried until it can, however long the network is
-down (backing off to once a minute). A thread's notices keep their order: one that failed holds
-back the ones after it.
+429s and 500/503 are retried inside slack_sdk (``bot.main.web_client``); what else Slack answers
+is sorted by ``bot.slack.errors.classify``. A refused token stops posting for good (one ERROR
+naming SLACK_BOT_TOKEN; the notices stay queued for a restart with a working token). A channel
+the bot may not post in drops that thread's notices for a while, with one log line. A message too
+long goes out in parts, refused Block Kit as its text alone: never the same post again. A post
+that could not reach Slack is retried until it can (backing off to once a minute); anything else
+Slack refused is retried a few times, then given up. One failed notice holds back the later ones
+of its thread: their order is kept.
 """
 
 from __future__ import annotations
@@ -15,23 +19,24 @@ import logging
 import time
 from typing import Any
 
-import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.render.split import split_text, utf16_len
+from bot.slack.errors import SLACK_FAILED, UNREACHABLE, SlackAuthError, classify, error_code
+from bot.slack.quick import edit, ephemeral, react
 from bot.store.bot_store import BotStore, StoreError, ThreadKey
 
 log = logging.getLogger(__name__)
+
+__all__ = ["NOTICE_EVENT", "SLACK_FAILED", "UNREACHABLE", "Outbox", "backoff_s", "edit", "ephemeral", "react"]
 
 RETRY_AFTER_S = 5.0
 MAX_ATTEMPTS = 5  # for posts Slack refused; unreachable ones never run out
 MAX_RETRY_AFTER_S = 60.0
 NOTICE_EVENT = "flower_notice"  # message metadata type carrying the outbox key of each notice posted
-# A Web API call that could not reach Slack (a dropped network, a timeout) raises one of these; it
-# may or may not have taken effect. SLACK_FAILED adds Slack refusing the call: every way one fails.
-UNREACHABLE = (aiohttp.ClientError, OSError, asyncio.TimeoutError)
-SLACK_FAILED = (SlackApiError, *UNREACHABLE)
-EDIT_TRIES = 3
+PART_LIMIT = 4_000  # a too-long notice is sent in parts of this size (Slack: keep messages under ~4,000)
+DROP_S = 600.0  # after a "cannot post in this channel", that thread's notices are dropped this long
 
 
 def backoff_s(first: float, attempt: int) -> float:
@@ -44,10 +49,12 @@ class Outbox:
 
     def __init__(self, store: BotStore, client: AsyncWebClient, *, retry_after_s: float = RETRY_AFTER_S) -> None:
         self.store, self.client, self.retry_after_s = store, client, retry_after_s
+        self.stopped: SlackAuthError | None = None  # set when Slack refused the token: nothing is posted since
         self._kick = asyncio.Event()
         self._posted = asyncio.Condition()
         self._task: asyncio.Task[None] | None = None
         self._unsure: set[int] = set()  # items whose last post got no answer: Slack may have taken it
+        self._dropping: dict[ThreadKey, float] = {}  # thread -> until when (monotonic) its notices are dropped
 
     def start(self) -> None:
         """Start the sender task (posts what an earlier process left queued too)."""
@@ -76,13 +83,16 @@ class Outbox:
     async def post(self, thread: ThreadKey, kind: str, dedupe_key: str, text: str,
                    blocks: list[dict[str, Any]] | None = None) -> str | None:
         """``send``, then wait until it is posted (after everything queued before it) and return
-        its ts; None when the post was given up. A key sent before returns that message's ts."""
+        its ts; None when the post was given up or posting has stopped (a refused token). A key
+        sent before returns that message's ts."""
         await self.send(thread, kind, dedupe_key, text, blocks)
         while True:
             async with self._posted:
                 item = await self.store.outbox_item(dedupe_key)
                 if item is None or item.state != "pending":
                     return item.sent_ts if item is not None else None
+                if self.stopped is not None:
+                    return None
                 try:  # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a cancel (close hangs)
                     async with asyncio.timeout(self.retry_after_s):
                         await self._posted.wait()
@@ -91,7 +101,7 @@ class Outbox:
 
     async def _loop(self) -> None:
         await self._reconcile()
-        while True:
+        while self.stopped is None:
             try:  # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a cancel (close hangs)
                 async with asyncio.timeout(self.retry_after_s):
                     await self._kick.wait()
@@ -101,12 +111,25 @@ class Outbox:
             try:
                 held: set[ThreadKey] = set()  # a thread whose post failed: its later notices wait (order)
                 for item in await self.store.pending_outbox():
+                    if self.stopped is not None:
+                        break
                     if item.thread in held:
                         continue
                     if not await self._post(item):
                         held.add(item.thread)
             except StoreError:  # a busy or broken db: the notices stay queued; look again soon
                 log.exception("reading the outbox failed")
+        await self._notify()  # posting stopped: callers of post() stop waiting
+
+    def _stop(self, exc: BaseException) -> bool:
+        """Stop posting for good when ``exc`` is Slack refusing the token (logged once); False otherwise."""
+        if classify(exc) != "auth":
+            return False
+        if self.stopped is None:
+            self.stopped = SlackAuthError("SLACK_BOT_TOKEN", error_code(exc) or "invalid_auth")
+            log.error("%s Posting has stopped: every notice stays queued in bot.db and is posted after a "
+                      "restart with a working token.", self.stopped)
+        return True
 
     async def _reconcile(self) -> None:
         """Mark sent the queued notices that are already in their thread (by their metadata key).
@@ -127,6 +150,8 @@ class Outbox:
             try:
                 posted = await self._posted_keys(thread)
             except SLACK_FAILED as exc:
+                if self._stop(exc):
+                    return
                 log.warning("could not read thread %s to find notices already posted: %s", thread, exc)
                 continue
             for item in items:
@@ -148,76 +173,101 @@ class Outbox:
         return found
 
     async def _post(self, item: Any) -> bool:
-        """Post one item; False when it failed (it is retried later, or given up after the last try).
+        """Post one item; False when it failed and is retried later (its thread waits for it).
 
         After a post that got no answer (the network dropped) the thread is read first: if Slack
         took that post, it is only marked sent, not posted a second time.
         """
+        if self._dropping.get(item.thread, 0.0) > time.monotonic():
+            log.debug("dropped %s %r: its channel refuses the bot's posts", item.kind, item.dedupe_key)
+            await self.store.mark_failed(item.id, "dropped: the bot cannot post in this channel", None)
+            await self._notify()
+            return True
         if item.id in self._unsure:
             try:
                 ts = (await self._posted_keys(item.thread)).get(item.dedupe_key)
             except SLACK_FAILED as exc:
-                log.warning("could not read thread %s to check notice %r: %s", item.thread, item.dedupe_key, exc)
+                if not self._stop(exc):
+                    log.warning("could not read thread %s to check notice %r: %s", item.thread, item.dedupe_key, exc)
                 return False  # still unreachable: try again later, in order
             self._unsure.discard(item.id)
             if ts is not None:
                 await self.store.mark_sent(item.id, ts)
                 return True
-        ok = False
+        ok = True
         try:
-            resp = await self.client.chat_postMessage(
-                channel=item.thread.channel, thread_ts=item.thread.thread_ts,
-                metadata={"event_type": NOTICE_EVENT, "event_payload": {"key": item.dedupe_key}}, **item.payload)
+            ts = await self._deliver(item)
         except SLACK_FAILED as exc:
-            if isinstance(exc, UNREACHABLE):  # the network comes back: wait for it, never give up
-                self._unsure.add(item.id)
-                again: float | None = time.time() + backoff_s(self.retry_after_s, item.attempts)
-            else:
-                again = time.time() + self.retry_after_s if item.attempts + 1 < MAX_ATTEMPTS else None
-            log.warning("posting %s %r failed (attempt %d): %s", item.kind, item.dedupe_key, item.attempts + 1, exc)
-            await self.store.mark_failed(item.id, str(exc), again)
+            ok = await self._failed(item, exc)
         else:
-            await self.store.mark_sent(item.id, resp.get("ts"))
-            ok = True
-        async with self._posted:
-            self._posted.notify_all()
+            await self.store.mark_sent(item.id, ts)
+        await self._notify()
         return ok
 
+    async def _notify(self) -> None:
+        """Wake the callers of ``post`` waiting for an item to be posted or given up."""
+        async with self._posted:
+            self._posted.notify_all()
 
-async def react(client: AsyncWebClient, channel: str, ts: str, name: str = "eyes") -> None:
-    """Add a reaction; one already there is fine (a redelivered event, a second reply)."""
-    try:
-        await client.reactions_add(channel=channel, timestamp=ts, name=name)
-    except SLACK_FAILED as exc:
-        if not (isinstance(exc, SlackApiError) and exc.response.get("error") == "already_reacted"):
-            log.warning("reactions.add %s on %s/%s failed: %s", name, channel, ts, exc)
-
-
-async def ephemeral(client: AsyncWebClient, channel: str, user: str, text: str, thread_ts: str | None = None) -> None:
-    """A message only ``user`` sees (refusals, late clicks); failures are logged, not raised."""
-    try:
-        await client.chat_postEphemeral(channel=channel, user=user, text=text, thread_ts=thread_ts)
-    except SLACK_FAILED as exc:
-        log.warning("chat.postEphemeral to %s in %s failed: %s", user, channel, exc)
-
-
-async def edit(client: AsyncWebClient, channel: str, ts: str, text: str,
-               blocks: list[dict[str, Any]] | None = None) -> bool:
-    """Edit a message in place; False (logged) when Slack refused it or stayed unreachable.
-
-    An edit is best effort: it must not fail the run that made it. Being idempotent, it is tried
-    again (``EDIT_TRIES`` times in all) when the network dropped; 429 and 5xx are the client's.
-    """
-    for attempt in range(1, EDIT_TRIES + 1):
+    async def _deliver(self, item: Any) -> str | None:
+        """Post the item as it is; too long, or with Block Kit Slack refused, as its text in parts."""
         try:
-            await client.chat_update(channel=channel, ts=ts, text=text, blocks=blocks or [])
-            return True
-        except UNREACHABLE as exc:
-            if attempt == EDIT_TRIES:
-                log.warning("chat.update of %s/%s failed %d times: %s", channel, ts, attempt, exc)
-                return False
-            await asyncio.sleep(0.5 * attempt)
+            return await self._chat(item.thread, item.dedupe_key, item.payload)
         except SlackApiError as exc:
-            log.warning("chat.update of %s/%s failed: %s", channel, ts, exc)
-            return False
-    return False
+            why = classify(exc)
+            if why == "bad_blocks" and item.payload.get("blocks"):
+                log.warning("Slack refused the blocks of %s %r (%s); posting its text alone",
+                            item.kind, item.dedupe_key, exc.response.get("errors") or error_code(exc))
+            elif why != "too_long":
+                raise
+            return await self._in_parts(item, str(item.payload.get("text") or ""), exc)
+
+    async def _in_parts(self, item: Any, text: str, refused: SlackApiError) -> str | None:
+        """Post ``text`` as plain messages of at most ``PART_LIMIT``, in order; the first one's ts.
+
+        Each part carries its own key (``<key>#<n>``): a part posted by an earlier try (before a
+        failure or a kill) is found in the thread and not posted again.
+        """
+        parts = split_text(text, PART_LIMIT, measure=utf16_len)
+        if not parts or (len(parts) == 1 and classify(refused) == "too_long"):
+            raise refused  # nothing smaller to send: it is given up, not retried as is
+        posted = await self._posted_keys(item.thread)  # rare enough to read the thread every time
+        first: str | None = None
+        for n, part in enumerate(parts, 1):
+            key = f"{item.dedupe_key}#{n}"
+            ts = posted.get(key) or await self._chat(item.thread, key, {"text": part})
+            first = first or ts
+        log.info("posted %s %r in %d parts", item.kind, item.dedupe_key, len(parts))
+        return first
+
+    async def _chat(self, thread: ThreadKey, key: str, payload: dict[str, Any]) -> str | None:
+        resp = await self.client.chat_postMessage(
+            channel=thread.channel, thread_ts=thread.thread_ts,
+            metadata={"event_type": NOTICE_EVENT, "event_payload": {"key": key}}, **payload)
+        return resp.get("ts")
+
+    async def _failed(self, item: Any, exc: BaseException) -> bool:
+        """Record a failed post by what Slack said; True when the thread's later notices may go on."""
+        why = classify(exc)
+        if self._stop(exc):
+            return False  # stays pending: posted after a restart with a working token
+        if why == "unpostable":
+            self._dropping[item.thread] = time.monotonic() + DROP_S
+            log.warning("cannot post in channel %s (%s): dropping the notices of thread %s. Invite the bot "
+                        "to the channel (/invite), or unarchive it, for later ones to show.",
+                        item.thread.channel, error_code(exc), item.thread.thread_ts)
+            await self.store.mark_failed(item.id, str(exc), None)
+            return True
+        if why in ("too_long", "bad_blocks"):  # posting it again as it is would be refused again
+            log.warning("gave up %s %r: Slack refused it (%s) and it cannot be cut smaller", item.kind,
+                        item.dedupe_key, error_code(exc))
+            await self.store.mark_failed(item.id, str(exc), None)
+            return True
+        if why == "unreachable":  # the network comes back: wait for it, never give up
+            self._unsure.add(item.id)
+            again: float | None = time.time() + backoff_s(self.retry_after_s, item.attempts)
+        else:
+            again = time.time() + self.retry_after_s if item.attempts + 1 < MAX_ATTEMPTS else None
+        log.warning("posting %s %r failed (attempt %d): %s", item.kind, item.dedupe_key, item.attempts + 1, exc)
+        await self.store.mark_failed(item.id, str(exc), again)
+        return False

@@ -63,7 +63,7 @@ class SocketWatchdog:
         self._last = self._clock()
 
     async def _watch(self) -> None:
-        while True:
+        while not getattr(self.client, "closed", False):  # closed: shut down, or its app token was refused
             quiet = self._clock() - self._last
             if quiet < self.idle_s:
                 await asyncio.sleep(self.idle_s - quiet)

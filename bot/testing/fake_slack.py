@@ -169,6 +169,23 @@ class FakeSlack(Interactions):
         """The next `times` calls of `method` answer 200 `{"ok": false, "error": error}`."""
         self.web.inject(method, Fault("api_error", times, error=error))
 
+    def refuse_token(self, token: str, error: str | None = "invalid_auth") -> None:
+        """Every later call with `token` answers `error` (`invalid_auth`, `token_revoked`,
+        `account_inactive`: a revoked or uninstalled token); `error=None` accepts it again."""
+        if error is None:
+            self.methods.refused_tokens.pop(token, None)
+        else:
+            self.methods.refused_tokens[token] = error
+
+    def refuse_posts(self, channel: str, error: str | None = "is_archived") -> None:
+        """Every later chat.postMessage in `channel` answers `error` (`is_archived`, `not_in_channel`);
+        `error=None` lets posts through again."""
+        channel_id = self._channel(channel).id
+        if error is None:
+            self.methods.refused_posts.pop(channel_id, None)
+        else:
+            self.methods.refused_posts[channel_id] = error
+
     # --- Socket Mode -------------------------------------------------------------------------
 
     def event_payload(self, event: dict, *, event_id: str | None = None) -> dict:
@@ -250,6 +267,15 @@ class FakeSlack(Interactions):
             what=lambda: f"wanted connection #{count}, have {len(self.socket.connections)}",
         )
 
+    async def send_raw(self, data: str, *, timeout: float = DEFAULT_TIMEOUT) -> int:
+        """Send `data` as one text frame on the current connection, as it is (a malformed frame);
+        return that connection's index."""
+        return await self.socket.send_text(data, timeout=timeout)
+
+    def refuse_connects(self, times: int = 1) -> None:
+        """The next `times` websocket connects fail with HTTP 503; the URL they used stays good."""
+        self.socket.refused_links += times
+
     async def disconnect(self, reason: DisconnectReason = "warning", *, timeout: float = DEFAULT_TIMEOUT) -> int:
         """Send a `disconnect` frame on the current connection; return its index."""
         return await self.socket.disconnect(reason, timeout=timeout)
@@ -280,4 +306,10 @@ class FakeSlack(Interactions):
             url, payload, signing_secret=signing_secret, timestamp=timestamp, tamper=tamper, retry_num=retry_num,
             retry_reason=retry_reason,
         )  # fmt: skip
+
+    async def deliver_http_raw(
+        self, url: str, body: bytes, *, signing_secret: str, content_type: str = "application/json"
+    ) -> HttpDelivery:
+        """POST `body` as it is (not JSON, cut short, ...), correctly signed: what a broken proxy could send."""
+        return await http_events.deliver_raw(url, body, content_type, signing_secret=signing_secret)
 

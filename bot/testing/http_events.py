@@ -65,17 +65,30 @@ async def deliver(
     """
     body, content_type = encode(payload)
     stamp = str(int(time.time()) if timestamp is None else timestamp)
-    headers = {
-        "Content-Type": content_type,
-        "X-Slack-Request-Timestamp": stamp,
-        "X-Slack-Signature": signature(signing_secret, stamp, body),
-        "User-Agent": "Slackbot 1.0 (+https://api.slack.com/robots)",
-    }
+    headers = _headers(signing_secret, stamp, body, content_type)
     if retry_num is not None:
         headers["X-Slack-Retry-Num"] = str(retry_num)
         headers["X-Slack-Retry-Reason"] = retry_reason
     if tamper:
         body += b" "  # still parses, so only the signature check can catch it
+    return await _post(url, body, headers)
+
+
+async def deliver_raw(url: str, body: bytes, content_type: str, *, signing_secret: str) -> HttpDelivery:
+    """POST `body` byte for byte (it need not parse), signed with `signing_secret` now."""
+    return await _post(url, body, _headers(signing_secret, str(int(time.time())), body, content_type))
+
+
+def _headers(secret: str, stamp: str, body: bytes, content_type: str) -> dict[str, str]:
+    return {
+        "Content-Type": content_type,
+        "X-Slack-Request-Timestamp": stamp,
+        "X-Slack-Signature": signature(secret, stamp, body),
+        "User-Agent": "Slackbot 1.0 (+https://api.slack.com/robots)",
+    }
+
+
+async def _post(url: str, body: bytes, headers: dict[str, str]) -> HttpDelivery:
     async with aiohttp.ClientSession() as session:
         async with session.post(url, data=body, headers=headers) as resp:
             return HttpDelivery(resp.status, await resp.text(), {k.lower(): v for k, v in resp.headers.items()})

@@ -30,6 +30,7 @@ class SocketModeServer:
         self.envelopes: dict[str, Envelope] = {}
         self._sockets: dict[int, tuple[web.WebSocketResponse, web.Request]] = {}
         self._tickets: set[str] = set()
+        self.refused_links = 0  # how many more websocket connects to refuse (HTTP 503)
 
     def routes(self) -> list[web.RouteDef]:
         """The websocket route to add to the fake's aiohttp application."""
@@ -52,6 +53,10 @@ class SocketModeServer:
 
     async def _link(self, request: web.Request) -> web.StreamResponse:
         ticket = request.query.get("ticket", "")
+        if self.refused_links > 0:  # Slack's edge failing, the ticket still good for a later try
+            self.refused_links -= 1
+            self.signal.notify()
+            return web.json_response({"ok": False, "error": "service_unavailable"}, status=503)
         if ticket not in self._tickets:
             return web.json_response({"ok": False, "error": "invalid_ticket"}, status=401)
         ws = web.WebSocketResponse(autoping=False)  # pings are answered by hand, so a test can stop answering
@@ -121,6 +126,12 @@ class SocketModeServer:
         """Send a raw frame (e.g. `disconnect`) on the current connection; return that connection's index."""
         conn, ws = await self._ready(timeout)
         await ws.send_str(json.dumps(frame))
+        return conn.index
+
+    async def send_text(self, data: str, *, timeout: float) -> int:
+        """Send `data` as a text frame as it is on the current connection; return that connection's index."""
+        conn, ws = await self._ready(timeout)
+        await ws.send_str(data)
         return conn.index
 
     async def disconnect(self, reason: DisconnectReason, *, timeout: float) -> int:

@@ -20,6 +20,8 @@ class WebMethods:
         self.origin = origin
         self._socket_url = socket_url
         self.ephemerals: list[dict] = []  # chat.postEphemeral messages: seen by one person, never in history
+        self.refused_tokens: dict[str, str] = {}  # token -> the error every call with it answers (revoked...)
+        self.refused_posts: dict[str, str] = {}  # channel id -> the error chat.postMessage there answers
         self._handlers: dict[str, Callable[[dict], dict]] = {
             "auth.test": self._auth_test,
             "apps.connections.open": lambda a: {"ok": True, "url": self._socket_url()},
@@ -49,6 +51,8 @@ class WebMethods:
             raise ApiError("unknown_method")
         if not token:
             raise ApiError("not_authed")
+        if token in self.refused_tokens:
+            raise ApiError(self.refused_tokens[token])
         if token not in (self.ws.bot_token, self.ws.app_token):
             raise ApiError("invalid_auth")
         if (token == self.ws.app_token) != (method in APP_TOKEN_METHODS):
@@ -95,6 +99,8 @@ class WebMethods:
 
     def _post_message(self, args: dict) -> dict:
         channel = self._channel(args, "channel")
+        if channel.id in self.refused_posts:
+            raise ApiError(self.refused_posts[channel.id])
         blocks = self.blocks_arg(args)
         check_message(args.get("text"), blocks, attachments=args.get("attachments"))
         message = self.store.add(

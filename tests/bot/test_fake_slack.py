@@ -167,6 +167,24 @@ async def test_tokens_are_checked_and_unknown_methods_refused(fake_slack, token,
     assert fake_slack.calls(method)[0].token == token
 
 
+async def test_a_refused_token_and_refused_channel_posts_stay_refused_until_lifted(fake_slack):
+    client = client_for(fake_slack)
+    fake_slack.refuse_token(fake_slack.bot_token, "token_revoked")
+    for _ in range(2):
+        with pytest.raises(SlackApiError) as err:
+            await client.auth_test()
+        assert err.value.response["error"] == "token_revoked"
+    fake_slack.refuse_token(fake_slack.bot_token, None)
+    assert (await client.auth_test())["ok"]
+    fake_slack.refuse_posts("#general", "not_in_channel")
+    with pytest.raises(SlackApiError) as err:
+        await client.chat_postMessage(channel="C0GENERAL", text="x")
+    assert err.value.response["error"] == "not_in_channel"
+    assert (await client.chat_postMessage(channel="C0RANDOM", text="elsewhere"))["ok"]
+    fake_slack.refuse_posts("C0GENERAL", None)
+    assert (await client.chat_postMessage(channel="C0GENERAL", text="x"))["ok"]
+
+
 async def test_apps_connections_open_gives_a_local_websocket_url(fake_slack):
     response = await client_for(fake_slack, token="xapp-test").apps_connections_open(app_token="xapp-test")
     assert response["url"].startswith(fake_slack.origin.replace("http://", "ws://") + "/link/?ticket=")
@@ -560,3 +578,27 @@ def test_event_builders_match_slacks_shapes_and_update_history():
         slack.user_message("C0GENERAL", "hi", user="U0GHOST")
     with pytest.raises(FakeSlackError, match="not posted by the bot"):
         slack.own_message("C0GENERAL", top["ts"])
+
+
+async def test_raw_frames_raw_bodies_and_refused_connects_are_delivered_as_they_are(fake_slack):
+    seen: list[str] = []
+    app = bolt_app(fake_slack)
+    handler = AsyncSocketModeHandler(app, fake_slack.app_token, ping_interval=0.05)
+
+    async def heard(message) -> None:
+        seen.append(message.data)
+
+    handler.client.on_message_listeners.append(heard)
+    fake_slack.refuse_connects(1)
+    await handler.connect_async()  # slack_sdk retries the refused websocket with the same URL
+    try:
+        await fake_slack.wait_connected()
+        await fake_slack.send_raw("{not json")
+        await fake_slack.wait_until(lambda: "{not json" in seen, what="the raw frame received")
+    finally:
+        await handler.close_async()
+    async with http_mode(bolt_app(fake_slack, signing_secret=SECRET)) as url:
+        got = await fake_slack.deliver_http_raw(url, b"{}", signing_secret=SECRET)
+        assert got.status == 404  # signed, so bolt looked for a listener (there is none for {})
+        forged = await fake_slack.deliver_http_raw(url, b"{}", signing_secret="other")
+        assert forged.status == 401
