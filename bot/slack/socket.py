@@ -28,6 +28,8 @@ from bot.slack.malformed import problem
 
 log = logging.getLogger(__name__)
 
+__all__ = ["SDK_LOG", "SocketClient", "SocketHandler"]
+
 
 class _OneLineRetries(logging.Filter):
     """slack_sdk logs every failed websocket connect with a traceback, then retries: the network
@@ -43,8 +45,6 @@ class _OneLineRetries(logging.Filter):
 SDK_LOG = logging.getLogger(f"{__name__}.sdk")  # what slack_sdk's client says about its connection
 SDK_LOG.addFilter(_OneLineRetries())
 
-__all__ = ["SocketClient", "SocketHandler"]
-
 PING_INTERVAL_S = 10.0  # bolt's AsyncSocketModeHandler default
 FIRST_RETRY_S = 1.0
 MAX_RETRY_S = 60.0
@@ -59,6 +59,7 @@ class SocketClient(SocketModeClient):
         super().__init__(*args, **kwargs)
         self.refusal: asyncio.Future[SlackAuthError] = asyncio.get_running_loop().create_future()
         self.retry_first_s = FIRST_RETRY_S
+        self._handling: set[asyncio.Task[None]] = set()  # strong references: the loop keeps only weak ones
 
     async def issue_new_wss_url(self) -> str:
         """A fresh websocket URL from ``apps.connections.open``, waiting out transient failures.
@@ -114,9 +115,14 @@ class SocketClient(SocketModeClient):
             envelope_id = message.get("envelope_id")
             log.warning("ignored a malformed %s envelope %s: %s", message.get("type"), envelope_id, why)
             if isinstance(envelope_id, str) and envelope_id:
-                await self.send_socket_mode_response({"envelope_id": envelope_id})  # acked: not sent again
+                try:  # acked, so Slack does not send it again
+                    await self.send_socket_mode_response({"envelope_id": envelope_id})
+                except (ConnectionError, *UNREACHABLE) as exc:
+                    log.warning("could not ack envelope %s (%s): Slack may send it again", envelope_id, _said(exc))
             return
-        asyncio.ensure_future(self.run_message_listeners(message, raw))  # as slack_sdk does
+        task = asyncio.ensure_future(self.run_message_listeners(message, raw))  # concurrently, as slack_sdk does
+        self._handling.add(task)
+        task.add_done_callback(self._handling.discard)
 
 
 def _said(exc: BaseException) -> str:
