@@ -54,6 +54,7 @@ class Outbox:
         self._posted = asyncio.Condition()
         self._task: asyncio.Task[None] | None = None
         self._unsure: set[int] = set()  # items whose last post got no answer: Slack may have taken it
+        self._unmarked: dict[int, str] = {}  # items Slack took whose ``mark_sent`` bot.db refused: their ts
         self._dropping: dict[ThreadKey, float] = {}  # thread -> until when (monotonic) its notices are dropped
 
     def start(self) -> None:
@@ -183,6 +184,11 @@ class Outbox:
             await self.store.mark_failed(item.id, "dropped: the bot cannot post in this channel", None)
             await self._notify()
             return True
+        if item.id in self._unmarked:  # posted; only bot.db did not take it (locked past the busy timeout)
+            await self.store.mark_sent(item.id, self._unmarked[item.id])
+            del self._unmarked[item.id]
+            await self._notify()
+            return True
         if item.id in self._unsure:
             try:
                 ts = (await self._posted_keys(item.thread)).get(item.dedupe_key)
@@ -200,7 +206,9 @@ class Outbox:
         except SLACK_FAILED as exc:
             ok = await self._failed(item, exc)
         else:
+            self._unmarked[item.id] = ts  # until bot.db takes it: a refused mark must not post it twice
             await self.store.mark_sent(item.id, ts)
+            del self._unmarked[item.id]
         await self._notify()
         return ok
 
