@@ -2,9 +2,9 @@
 
 For the engine's lineage guard and wake banner, which run outside the event loop and must never
 create or change ``sessions.db``: the file is opened with ``sqlite3`` in read-only URI mode
-(``mode=ro``), and a missing file reads as "no such session" without being created. Reading a
-WAL-mode file may leave its ``-wal``/``-shm`` companions behind; the database file itself is
-never written.
+(``mode=ro``; ``mode=rw`` when a crashed writer left a WAL only a writer can recover), and a
+missing file reads as "no such session" without being created. Reading a WAL-mode file may
+leave its ``-wal``/``-shm`` companions behind; no row is ever written.
 """
 
 from __future__ import annotations
@@ -30,17 +30,30 @@ def _read(db_path: str | Path, fn: Callable[[sqlite3.Connection], T], missing: T
     if not path.is_file():
         return missing
     try:
-        conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=5.0)
         try:
-            return fn(conn)
-        finally:
-            conn.close()
+            return _query(path, "ro", fn)
+        except sqlite3.OperationalError as exc:
+            if "readonly" not in str(exc):
+                raise
+            # A writer killed mid-transaction left a WAL to recover, which a read-only connection
+            # cannot do (seen once in a full run: "attempt to write a readonly database" when a restarted
+            # bot woke a thread whose bot was SIGKILLed; not reproduced on demand). A
+            # read-write one recovers it; ``fn`` still only reads, and mode=rw never creates.
+            return _query(path, "rw", fn)
     except sqlite3.OperationalError as exc:
         if "no such table" in str(exc):
             return missing  # a SQLite file this store never wrote to holds no sessions
         raise store_error(path, None, exc) from exc
     except sqlite3.Error as exc:
         raise store_error(path, None, exc) from exc
+
+
+def _query(path: Path, mode: str, fn: Callable[[sqlite3.Connection], T]) -> T:
+    conn = sqlite3.connect(path.resolve().as_uri() + f"?mode={mode}", uri=True, timeout=5.0)
+    try:
+        return fn(conn)
+    finally:
+        conn.close()
 
 
 def session_exists(db_path: str | Path, session_id: str) -> bool:
