@@ -31,9 +31,13 @@ def failure_reason(ctx: dict[str, Any]) -> str:
     if ctx.get("_aborted"):
         return str(ctx["_aborted"])
     step = ctx.get("_failed")
-    result = ctx.get("_results", {}).get(step) if step else None
-    if result is None or result.ok or not (result.error or result.error_kind):
-        return str(step) if step and result is None else texts.ROUNDS_RAN_OUT
+    if not step:
+        return texts.ROUNDS_RAN_OUT
+    result = ctx.get("_results", {}).get(step)
+    if result is None:
+        return str(step)
+    if result.ok or not (result.error or result.error_kind):
+        return texts.ROUNDS_RAN_OUT  # the step ran, its gate (the judge) never passed it
     detail = clip(" ".join(f"{result.error_kind or ''} {result.error or ''}".split()), 300)
     for pattern, sentence in _CAUSES:
         if pattern.search(detail):

@@ -23,7 +23,7 @@ from engine._errors import FlowerError
 from engine._events import OnEvent, StepStarted, WorkflowDone, emit
 from engine._run.lineage import LINEAGE_FILE, Lineage
 from engine._run.manifest import StepResult
-from engine._run.resilience import classify
+from engine._run.resilience import classify, failure_text
 
 if TYPE_CHECKING:
     from engine._run.runtime import Runtime
@@ -220,5 +220,5 @@ class Workflow:
 
 
 def _fatal(result: StepResult) -> bool:
-    """A failure no retry can mend (``resilience.classify`` of the error's kind and text)."""
-    return not result.ok and classify(f"{result.error_kind or ''} {result.error or ''}".strip()) == "fatal"
+    """A failure no retry can mend (a refused key, an unknown model)."""
+    return not result.ok and classify(failure_text(result.error, result.error_kind)) == "fatal"

@@ -47,6 +47,12 @@ _TRANSIENT = re.compile(
 )
 
 
+def failure_text(error: str | None, kind: str | None) -> str:
+    """What to classify for a failed attempt: the error's kind (the API's code, such as
+    ``model_not_found``) and its text, since the kind names what the text may not."""
+    return f"{kind or ''} {error or ''}".strip()
+
+
 def classify(text: str) -> FailureKind:
     """Classify an error text: ``"fatal"`` (stop), ``"transient"`` (wait, retry), or ``"unknown"``.
 

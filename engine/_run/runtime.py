@@ -35,7 +35,7 @@ from engine._run.handoff import write_handoff
 from engine._run.manifest import MANIFEST_FILE, Manifest, StepResult
 from engine._run.options import Setting, attempt_options
 from engine._run.sandbox import Sandbox
-from engine._run.resilience import Resilience
+from engine._run.resilience import Resilience, failure_text
 from engine._stores.prune import PrunePolicy, PruningSessionStore
 from engine._stores.sqlite import SESSIONS_FILE
 from engine._stores.sqlite_read import session_exists
@@ -239,7 +239,7 @@ class Runtime:
                 del result.errors[:-MAX_ERRORS_KEPT]
                 if out.limit:
                     break
-                said = f"{out.error_kind or ''} {out.error}".strip()  # the kind names what the text may not
+                said = failure_text(out.error, out.error_kind)
                 if self._may_retry(attempt, said):
                     await self._back_off(name, attempt, out.error, on_event)
                 elif self._storming(said):
@@ -269,12 +269,7 @@ class Runtime:
         emit(on_event, RetryScheduled(
             name, attempt=attempt, max_attempts=r.max_attempts, delay_s=round(delay, 2),
             failure=r.classify(error), error=error[:500]))
-        online = await r.wait_online(
-            on_wait=lambda host, port, waited: emit(on_event, WaitingOnline(
-                name, host=host, port=port, waited_s=round(waited, 1))),
-        )
-        if online:
-            await asyncio.sleep(delay)
+        await self._pause(name, delay, on_event)
 
     def _storming(self, error: str) -> bool:
         r = self.resilience
@@ -287,9 +282,16 @@ class Runtime:
             self._storm = True
             emit(on_event, WaitingForApi(name, phase="waiting", failures=attempt, every_s=r.max_delay,
                                          error=error[:500]))
-        await r.wait_online(on_wait=lambda host, port, waited: emit(on_event, WaitingOnline(
-            name, host=host, port=port, waited_s=round(waited, 1))))
-        await asyncio.sleep(r.max_delay * random.uniform(0.75, 1.25))
+        await self._pause(name, r.max_delay * random.uniform(0.75, 1.25), on_event)
+
+    async def _pause(self, name: str, delay: float, on_event: OnEvent | None) -> None:
+        """Wait for the model's endpoint to be reachable, then ``delay`` seconds."""
+        online = await self.resilience.wait_online(
+            on_wait=lambda host, port, waited: emit(on_event, WaitingOnline(
+                name, host=host, port=port, waited_s=round(waited, 1))),
+        )
+        if online:
+            await asyncio.sleep(delay)
 
     def _api_answered(self, name: str, on_event: OnEvent | None) -> None:
         if self._storm:

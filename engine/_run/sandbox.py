@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -82,24 +82,17 @@ class Sandbox:
                                              default=False)
 
 
-@dataclass(frozen=True)
-class _Rule:
-    folder: Path
-    allow: bool = field(compare=False)
-
-
 def _real(path: str | os.PathLike[str]) -> Path:
     return Path(os.path.realpath(os.path.expanduser(os.fspath(path))))
 
 
 def _decides(path: Path, *, allow: tuple[Path, ...], deny: tuple[Path, ...], default: bool) -> bool:
     """The deepest rule folder holding ``path`` decides (deny wins a tie); none: ``default``."""
-    rules = [_Rule(f, True) for f in allow] + [_Rule(f, False) for f in deny]
-    holding = [r for r in rules if r.folder == path or r.folder in path.parents]
-    if not holding:
-        return default
-    depth = max(len(r.folder.parts) for r in holding)
-    return all(r.allow for r in holding if len(r.folder.parts) == depth)
+    def deepest(folders: tuple[Path, ...]) -> int:
+        return max((len(f.parts) for f in folders if f == path or f in path.parents), default=-1)
+
+    allowed, denied = deepest(allow), deepest(deny)
+    return default if allowed == denied == -1 else allowed > denied
 
 
 def sandbox_settings(fence: Sandbox) -> dict[str, Any]:

@@ -123,7 +123,7 @@ async def test_a_repository_the_agent_makes_runs_nothing_outside_the_sandbox_lat
 async def test_commands_reach_only_the_allowed_hosts(fake_model, home):
     _, shown = await _run(fake_model, home, ("Bash", {"command": "curl -sS -m 20 https://example.com -o /dev/null; echo rc=$?"}),
                           sandbox=Sandbox(deny_read=(home,), domains=("pypi.org",)))
-    assert "rc=0" not in shown[0] and "example.com" in shown[0]
+    assert "rc=0" not in shown[0] and "response 403" in shown[0]  # refused by the sandbox's proxy, not by DNS
 
 
 def test_the_deepest_listed_folder_decides(tmp_path):
