@@ -61,6 +61,12 @@ def checkout(tmp_path) -> tuple[Path, Path]:
     return repo, bare
 
 
+def worker_trace(fm, word: str) -> str:
+    """What the worker writing ``word`` was answered and saw: the evidence when its commit is missing."""
+    seen = fm.requests_where(lambda r: WORKER(r.body) and f"Write {word}.txt" in r.shown)
+    return "\n".join(f"#{r.index} {r.outcome} rule={r.rule}/{r.reply_index} results={r.tool_results}" for r in seen)
+
+
 async def posted(slack, thread_ts, needle, *, after=0):
     return await slack.wait_for("chat.postMessage", lambda c: needle in (c.body.get("text") or ""),
                                 after=after, thread_ts=thread_ts)
@@ -116,7 +122,7 @@ async def test_bound_channel_threads_get_own_branches_push_diff_new(make_bot, sl
     await posted(slack, b, f"Branch {branch_b}")
     for branch, word, other in ((branch_a, "alpha", "beta"), (branch_b, "beta", "alpha")):
         files = sh("ls-tree", "--name-only", branch, cwd=repo).split()
-        assert f"{word}.txt" in files and f"{other}.txt" not in files
+        assert f"{word}.txt" in files and f"{other}.txt" not in files, worker_trace(fake_model, word)
         assert sh("log", "--format=%s", f"{head}..{branch}", cwd=repo) == f"add {word}"
     assert "add alpha" in str(msg_a.arg("blocks")) and "alpha.txt" in str(msg_a.arg("blocks"))
     # the bound checkout is untouched
