@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from engine import FlowerError
+from engine import LANGUAGE_ENV, FlowerError, check_language
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,6 +77,7 @@ class Config:
     sandbox: bool = True  # FLOWER_SANDBOX=off: runs are not fenced in (bot.sandbox)
     sandbox_domains: tuple[str, ...] = default_domains(None)  # FLOWER_SANDBOX_DOMAINS
     settings_files: tuple[Path, ...] = ()  # the .env files read: hidden from runs
+    language: str = "en"  # FLOWER_LANGUAGE: what the models are told and the workspace files are named (en, zh)
 
     @property
     def mode(self) -> Mode:
@@ -176,7 +177,15 @@ def load_config(environ: Mapping[str, str] | None = None, *, dotenv: str | Path 
                         "everything the bot's user can"),
         sandbox_domains=_domains(env),
         settings_files=(Path(dotenv).resolve(),) if dotenv is not None and Path(dotenv).is_file() else (),
+        language=_language(env),
     )
+
+
+def _language(env: dict[str, str]) -> str:
+    try:
+        return check_language(env.get(LANGUAGE_ENV) or "en")
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _switch(env: dict[str, str], name: str, *, fix: str) -> bool:

@@ -82,6 +82,7 @@ from engine._flow.starter import (
     wake_state,
 )
 from engine._tokens import human_tokens
+from engine._lang import ENV as LANGUAGE_ENV, LANGUAGES, check as check_language, from_locale as locale_language, speaking
 from engine._flow.steps import (
     BRIEF_KEY,
     CLARIFY_RESUME,
@@ -144,6 +145,12 @@ __all__ = [
     "MISSING_KEY",
     "CLARIFY_RESUME",
     "VERIFY_PROMPT",
+    # Language: what the models are told and what is written (en, zh), chosen once per run
+    "LANGUAGES",
+    "LANGUAGE_ENV",
+    "check_language",
+    "locale_language",
+    "speaking",
     # Roles and their rules
     "coordinator",
     "worker",

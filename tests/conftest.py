@@ -17,3 +17,5 @@ def _clean_env(monkeypatch):
     for name in list(os.environ):
         if name.startswith(_LEAKY_PREFIXES):
             monkeypatch.delenv(name, raising=False)
+    # The suite was written against the spec's Chinese texts; English runs set FLOWER_LANGUAGE=en.
+    monkeypatch.setenv("FLOWER_LANGUAGE", "zh")

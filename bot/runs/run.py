@@ -110,7 +110,7 @@ class Runner:
                                    stopping=lambda: run.stopping or run.parked is not None or self.closing(),
                                    replay_before=self.started_at if run.resumed else None)
         starter = thread_run(ws, env=self.config.agent_env, transport=transport, park=run.park,
-                             runtime=runtime,
+                             runtime=runtime, language=self.config.language,
                              flow={"timeout_s": self.config.question_wait_s, **self.options.flow})
         await self._wake_banner(key, ws, starter, ask, new, banner_key)
         for item in await self.store.drain_inbox(key):  # said while queued, maybe before a restart

@@ -17,6 +17,7 @@ from engine._events import Event, OnEvent, emit
 from engine._flow.base import Ctx, Workflow
 from engine._flow.starter import GOAL_STEP, WORK_STEP, StarterPaths, archive_run, starter_flow, starter_paths, wake_state
 from engine._human.channel import Park
+from engine._lang import check, current, speaking
 from engine._run.run_lock import run_lock
 from engine._run.runtime import Runtime
 from engine._stores.sqlite import SESSIONS_FILE
@@ -31,7 +32,8 @@ class StarterRun:
     worker dispatch a worktree of its own, unless ``shared_worktree=True``: then workers work
     in the checkout itself (it is a thread's own worktree already). ``env`` is the environment
     the CLI gets, built by the host (None: the host's whole ``os.environ``); ``trim`` is the
-    large-result trim layer (on, as for the ``flower`` command). ``runtime`` and ``flow`` are
+    large-result trim layer (on, as for the ``flower`` command). ``language`` (``en`` / ``zh``,
+    default: the one in effect, ``engine._lang``) is what the models are told and what is written. ``runtime`` and ``flow`` are
     further ``Runtime`` and ``starter_flow`` keyword arguments (tests make them small).
     Constructing one reads and writes nothing.
     """
@@ -50,7 +52,9 @@ class StarterRun:
         park: Park | None = None,
         runtime: Mapping[str, Any] | None = None,
         flow: Mapping[str, Any] | None = None,
+        language: str | None = None,
     ) -> None:
+        self.language = check(language, source="language") if language else current()
         self.paths: StarterPaths = starter_paths(workspace, isolate=isolate)
         self.run_dir = Path(run_dir).resolve()
         self.isolate, self.shared_worktree = isolate, shared_worktree
@@ -91,7 +95,7 @@ class StarterRun:
         ``WorkspaceBusyError`` when another live run works in this workspace (one at a time).
         """
         try:
-            with run_lock(self.run_dir):
+            with run_lock(self.run_dir), speaking(self.language):
                 return await self._run(ask, new=new, words=words, on_event=on_event)
         finally:
             self._ended = True
