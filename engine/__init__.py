@@ -55,6 +55,7 @@ from engine._docs.brief import Brief
 from engine._docs.goal import Goal
 from engine._docs.handoff import Handoff
 from engine._docs.verdict import Verdict
+from engine._docs.checks import CheckState, check_states
 from engine._errors import FlowerError
 from engine._human.channel import ChannelError
 from engine._human.transports import TransportError
@@ -173,6 +174,8 @@ __all__ = [
     "Goal",
     "Verdict",
     "Handoff",
+    "CheckState",
+    "check_states",
     # The human channel
     "HumanChannel",
     "Question",
