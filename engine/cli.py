@@ -36,7 +36,8 @@ from engine._agents.roles import WORKER_TOOLS
 from engine._agents.spec import AgentSpec
 from engine._cli_view import TerminalView, wake_banner
 from engine._cli_words import Words, is_work, running_step
-from engine._flow.starter import EMPTY_ASK, WORK_STEP
+from engine._flow.starter import WORK_STEP
+from engine._lang.zh import EMPTY_ASK
 from engine._flow.starter_run import StarterRun
 from engine._human.transports import TerminalTransport
 from engine._run import signals

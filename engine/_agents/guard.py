@@ -15,6 +15,7 @@ from typing import Any, Callable
 from claude_agent_sdk import AgentDefinition, HookMatcher
 
 from engine._agents.workbench import Workbench, is_within
+from engine._lang import words
 from engine._stores.ephemeral import is_ephemeral
 from engine._stores.spill_file import safe_text, write_spill
 
@@ -39,18 +40,6 @@ SPILL_HEAD = 400
 
 log = logging.getLogger(__name__)
 
-DELEGATE_TEXT = (
-    "协调者不直接使用 {tool}。用 Agent 工具派一个 subagent 去做:任务里写清目标与验收标准,"
-    "并要求它把长产出写进 .flower/artifacts/,回话只给路径与结论。"
-)
-WHITELIST_TEXT = (
-    "{role}没有 {tool}。这是有意的,不是漏配。把结论写在回复正文里,框架从那里读取 — "
-    "不要换个说法绕过。"
-)
-SPILL_TEXT = (
-    "[输出 {size} 字符,已存到 {path} — 需要全文用 Read 读它,找东西就 grep 它]\n"
-    "开头 {head_len} 字符:\n{head}"
-)
 
 
 def _is_main_thread(data: dict[str, Any]) -> bool:
@@ -68,7 +57,7 @@ def _deny(reason: str) -> dict[str, Any]:
     }
 
 
-def whitelist_guard(allowed: list[str] | None, *, role: str = "这个角色") -> HookMatcher | None:
+def whitelist_guard(allowed: list[str] | None, *, role: str | None = None) -> HookMatcher | None:
     """Make ``allowed`` truly exclusive for the four hands-on tools (Bash Write Edit NotebookEdit).
 
     PreToolUse; denies, on the main thread only, each of the four not in ``allowed`` (a
@@ -84,7 +73,7 @@ def whitelist_guard(allowed: list[str] | None, *, role: str = "这个角色") ->
     async def hook(data: dict[str, Any], tool_use_id: str | None, context: Any) -> dict[str, Any]:
         if not _is_main_thread(data):
             return {}
-        return _deny(WHITELIST_TEXT.format(role=role, tool=data.get("tool_name", "?")))
+        return _deny(words().WHITELIST_TEXT.format(role=role or words().THIS_ROLE, tool=data.get("tool_name", "?")))
 
     return HookMatcher(matcher="|".join(banned), hooks=[hook])
 
@@ -107,7 +96,7 @@ def delegate_guard(*, tools: str = HANDS_ON, allow_glance: bool = False) -> Hook
             # Same function as the expiry on resume: what may run here must be what later expires.
             if isinstance(command, str) and is_ephemeral(command):
                 return {}
-        return _deny(DELEGATE_TEXT.format(tool=tool))
+        return _deny(words().DELEGATE_TEXT.format(tool=tool))
 
     return HookMatcher(matcher=tools, hooks=[hook])
 
@@ -140,7 +129,7 @@ def spill_guard(
                         len(text), spill_dir, exc)
             return None
         head = safe_text(text[:SPILL_HEAD])
-        return SPILL_TEXT.format(
+        return words().SPILL_TEXT.format(
             size=len(text), path=os.path.abspath(path), head_len=len(head), head=head
         )
 

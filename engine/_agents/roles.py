@@ -13,13 +13,7 @@ from claude_agent_sdk import AgentDefinition
 
 from engine._agents.spec import AgentSpec, CompactPolicy
 from engine._agents.guard import isolated
-from engine._agents.rules import (
-    CLARIFY_RULES,
-    COORDINATOR_RULES,
-    JUDGE_RULES,
-    ORACLE_RULES,
-    WORKER_RULES,
-)
+from engine._lang import words
 
 COORDINATOR_TOOLS = ["Agent", "TodoWrite", "Read"]
 WEB_TOOLS = ["WebFetch", "WebSearch"]
@@ -82,7 +76,7 @@ def coordinator(
                 tools.append(tool)
     return AgentSpec(
         name=name,
-        instructions=_join(COORDINATOR_RULES, instructions),
+        instructions=_join(words().COORDINATOR_RULES, instructions),
         allowed_tools=tools,
         model=model,
         effort=effort,
@@ -112,14 +106,14 @@ def worker(
     discipline: bool = True,
     isolate: bool = False,
 ) -> AgentDefinition:
-    """The subagent that does the work. ``discipline`` appends ``WORKER_RULES`` to ``prompt``.
+    """The subagent that does the work. ``discipline`` appends the worker rules to ``prompt``.
 
     ``isolate=True`` gives each dispatch its own git worktree (the workspace must be a git
     repository). The mark is a Python attribute: ``dataclasses.replace`` on the result loses it.
     """
     agent = AgentDefinition(
         description=description,
-        prompt=_join(prompt, WORKER_RULES if discipline else ""),
+        prompt=_join(prompt, words().WORKER_RULES if discipline else ""),
         tools=list(tools) if tools is not None else list(WORKER_TOOLS),
         model=model,
         skills=skills,
@@ -149,7 +143,7 @@ def clarify(
     channel_tools, servers = _channel_tools(channel, name, inbox=False)
     return AgentSpec(
         name=name,
-        instructions=_join(CLARIFY_RULES, instructions),
+        instructions=_join(words().CLARIFY_RULES, instructions),
         allowed_tools=channel_tools + (list(READ_TOOLS) if can_read else []),
         model=model,
         effort=effort,
@@ -179,7 +173,7 @@ def judge(
     channel_tools, servers = _channel_tools(channel, name, inbox=False)
     return AgentSpec(
         name=name,
-        instructions=_join(JUDGE_RULES, instructions),
+        instructions=_join(words().JUDGE_RULES, instructions),
         allowed_tools=channel_tools + ["Read", "Glob", "Grep"] + (["Bash"] if can_run else []),
         model=model,
         effort=effort,
@@ -191,7 +185,7 @@ def judge(
 
 
 def oracle(
-    name: str = "旁路问答",
+    name: str | None = None,
     *,
     instructions: str = "",
     model: str | None = None,
@@ -204,8 +198,8 @@ def oracle(
     The only non-coordinator role with the workbench on: that is where it reads.
     """
     return AgentSpec(
-        name=name,
-        instructions=_join(ORACLE_RULES, instructions),
+        name=name or words().ORACLE_NAME,
+        instructions=_join(words().ORACLE_RULES, instructions),
         allowed_tools=["Read", "Glob", "Grep"],
         model=model,
         effort=effort,

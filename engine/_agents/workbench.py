@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine._files import keep_out_of_git, write_text_atomic
+from engine._lang import words
 
 FOLDERS = ("scripts", "artifacts", "notes")
 INDEX_NAME = "INDEX.md"
@@ -27,12 +28,6 @@ _DOCSTRING_RE = re.compile(r"^\s*[rRbBuU]?(\"\"\"|''')(.*)$")
 # Lines that look like comments but describe nothing: a shebang, a coding or editor mode line.
 _NOISE_RE = re.compile(r"^\s*(#!|#.*-\*-|#\s*(?:vim?|coding)[:=]|#\s*type:)")
 
-RULES = (
-    "1. 要跑第二次的脚本放 scripts/,首行写 `# desc: 一句话说明`。\n"
-    "2. 超过 2000 字符的产出写进 artifacts/,对话里只给路径和结论。\n"
-    "3. 关键决定写进 notes/,一个决定一个文件。"
-)
-EXTERNAL_NOTE = "工作台在仓库之外:一律用绝对路径访问,不要用相对路径。"
 
 
 def describe(path: str | Path) -> str:
@@ -151,18 +146,19 @@ class Workbench:
         Each folder lists at most ``max_index_entries`` files (hidden files skipped, subfolders
         walked), each with its ``describe()`` line; the rest are counted in one line.
         """
-        parts = ["# 工作台索引"]
+        w = words()
+        parts = [w.INDEX_HEAD]
         for name in FOLDERS:
             files = _files_newest_first(self.root / name)
             parts.append(f"\n## {name}/")
             if not files:
-                parts.append("(空)")
+                parts.append(w.INDEX_EMPTY)
             for f in files[: self.max_index_entries]:
                 desc = describe(f)
                 rel = f.relative_to(self.root).as_posix()
                 parts.append(f"- {rel} — {desc}" if desc else f"- {rel}")
             if len(files) > self.max_index_entries:
-                parts.append(f"- …另有 {len(files) - self.max_index_entries} 个较旧的文件未列出")
+                parts.append(w.INDEX_MORE.format(n=len(files) - self.max_index_entries))
         return "\n".join(parts) + "\n"
 
     def refresh(self) -> str:
@@ -174,9 +170,10 @@ class Workbench:
 
     def prompt_block(self) -> str:
         """The system-prompt block: where the workbench is, its index, and the three rules."""
-        lines = [f"## 工作台\n\n工作台位置:{self._shown_root()}", "", RULES]
+        w = words()
+        lines = [w.WORKBENCH_HEAD.format(root=self._shown_root()), "", w.WORKBENCH_RULES]
         if self.external:
-            lines += ["", EXTERNAL_NOTE]
+            lines += ["", w.WORKBENCH_OUTSIDE]
         lines += ["", self.index().rstrip()]
         return "\n".join(lines) + "\n"
 

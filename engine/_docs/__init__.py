@@ -3,7 +3,8 @@
 Each parses a model answer into a fixed set of sections (``parse``), checks completeness
 (``missing`` / ``complete``), renders for humans (``to_markdown``) and for the next model
 (``prompt_block``), and round-trips through a file (``write`` / ``load``). The handoff module's
-``is_overflow``, ``HANDOFF_PROMPT`` and ``degraded`` are imported from ``engine._docs.handoff``.
+``is_overflow`` and ``degraded`` are imported from ``engine._docs.handoff``; every text they write
+(titles, placeholders, prompts) is the language in effect's (``engine._lang``).
 """
 
 from engine._docs.brief import Brief

@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Self
 
 from engine._docs.sections import MarkdownFile, SectionTable
-
-AMEND_LABEL = "唤醒时追加"
+from engine._lang import words
 
 # "Out of scope" / "Non-goals" are deliberately NOT aliases of bounds: a model that writes both
 # "## Scope" and "## Out of scope" would lose the second to "first copy wins". As unknown
@@ -57,8 +56,9 @@ class Brief(MarkdownFile):
         return {k: getattr(self, k) for k in BRIEF_SECTIONS.keys}
 
     def missing(self) -> list[str]:
-        """Chinese titles of the empty sections, in order (what the gate asks the model to add)."""
-        return [BRIEF_SECTIONS.titles[k] for k, v in self._values().items() if not v.strip()]
+        """Titles of the empty sections, in order and in the language in effect (what the gate
+        asks the model to add)."""
+        return [words().BRIEF_TITLES[k] for k, v in self._values().items() if not v.strip()]
 
     def complete(self) -> bool:
         """True when all four sections have content."""
@@ -66,15 +66,15 @@ class Brief(MarkdownFile):
 
     def to_markdown(self) -> str:
         """The file form: four ``##`` sections ("(未填)" for empty ones), then ``extra``."""
-        body = BRIEF_SECTIONS.render(self._values())
+        body = BRIEF_SECTIONS.render(self._values(), titles=words().BRIEF_TITLES)
         return body + (f"\n{self.extra.strip()}\n" if self.extra.strip() else "")
 
     def prompt_block(self) -> str:
         """The brief as the next model reads it: the filled sections, then the amendments."""
-        body = BRIEF_SECTIONS.render(self._values(), placeholder=False)
+        body = BRIEF_SECTIONS.render(self._values(), placeholder=False, titles=words().BRIEF_TITLES)
         return (body + (f"\n{self.extra.strip()}\n" if self.extra.strip() else "")).strip()
 
-    def amend(self, said: str, *, label: str = AMEND_LABEL) -> Brief:
+    def amend(self, said: str, *, label: str | None = None) -> Brief:
         """A copy with ``said`` appended as a ``## {label}`` section of ``extra``.
 
         Empty ``said``, or ``said`` already in the brief, returns an unchanged copy: a repeated
@@ -83,5 +83,5 @@ class Brief(MarkdownFile):
         said = (said or "").strip()
         copy = Brief(**self._values(), path=self.path, extra=self.extra)
         if said and said not in self.to_markdown():
-            copy.extra = "\n\n".join(x for x in (self.extra.strip(), f"## {label}\n\n{said}") if x)
+            copy.extra = "\n\n".join(x for x in (self.extra.strip(), f"## {label or words().AMEND_LABEL}\n\n{said}") if x)
         return copy

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Self
 
-from engine._docs.sections import PLACEHOLDER, MarkdownFile, SectionTable, list_items, numbered
+from engine._docs.sections import MarkdownFile, SectionTable, list_items, numbered
+from engine._lang import words
 
 GOAL_SECTIONS = SectionTable(
     {
@@ -26,7 +27,6 @@ _UNVERIFIABLE = re.compile(
     r"|unverifiable here|unverifiable in this environment|cannot be verified here)",
     re.IGNORECASE,
 )
-AMEND_NOTE = "【人工修改，与下面清单冲突时以此为准】"
 
 
 @dataclass
@@ -52,9 +52,10 @@ class Goal(MarkdownFile):
         return [c for c in self.checks if _UNVERIFIABLE.match(c)]
 
     def missing(self) -> list[str]:
-        """Chinese titles of what is missing: "目标" and/or "判定清单"."""
-        out = [] if self.statement.strip() else [GOAL_SECTIONS.titles["statement"]]
-        return out + ([] if self.checks else [GOAL_SECTIONS.titles["checks"]])
+        """Titles of what is missing, in the language in effect: "目标" and/or "判定清单"."""
+        titles = words().GOAL_TITLES
+        out = [] if self.statement.strip() else [titles["statement"]]
+        return out + ([] if self.checks else [titles["checks"]])
 
     def complete(self) -> bool:
         """True when there is a statement and at least one check."""
@@ -62,14 +63,17 @@ class Goal(MarkdownFile):
 
     def to_markdown(self) -> str:
         """The file form: ``## 目标`` then ``## 判定清单`` as a ``-`` list ("(未填)" when empty)."""
-        checks = "\n".join(f"- {c}" for c in self.checks) or PLACEHOLDER
-        return f"## 目标\n\n{self.statement.strip() or PLACEHOLDER}\n\n## 判定清单\n\n{checks}\n"
+        w = words()
+        checks = "\n".join(f"- {c}" for c in self.checks) or w.PLACEHOLDER
+        statement = self.statement.strip() or w.PLACEHOLDER
+        return f"## {w.GOAL_TITLES['statement']}\n\n{statement}\n\n## {w.GOAL_TITLES['checks']}\n\n{checks}\n"
 
     def prompt_block(self) -> str:
         """Statement plus numbered checks, so the judge can say "第 2 项没通过"."""
-        parts = [f"## 目标\n\n{self.statement.strip()}"] if self.statement.strip() else []
+        titles = words().GOAL_TITLES
+        parts = [f"## {titles['statement']}\n\n{self.statement.strip()}"] if self.statement.strip() else []
         if self.checks:
-            parts.append(f"## 判定清单\n\n{numbered(self.checks)}")
+            parts.append(f"## {titles['checks']}\n\n{numbered(self.checks)}")
         return "\n\n".join(parts)
 
     def amend(self, said: str) -> Goal:
@@ -82,5 +86,6 @@ class Goal(MarkdownFile):
         said = " ".join((said or "").split())
         if not said or said in self.statement:
             return Goal(self.statement, list(self.checks), self.path)
-        statement = f"{self.statement.strip()}\n\n{AMEND_NOTE}{said}".strip()
-        return Goal(statement, [*self.checks, f"符合人工修改：{said}"], self.path)
+        w = words()
+        statement = f"{self.statement.strip()}\n\n{w.GOAL_AMEND_NOTE}{said}".strip()
+        return Goal(statement, [*self.checks, w.GOAL_AMEND_CHECK.format(said=said)], self.path)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Self
 
 from engine._docs.sections import MarkdownFile, SectionTable
+from engine._lang import en, words, zh
 
 HANDOFF_SECTIONS = SectionTable(
     {
@@ -26,25 +27,6 @@ HANDOFF_SECTIONS = SectionTable(
     loose=False,  # handoff prose is full of "Next: ..." and "1. 下一步..." sentences
 )
 
-HANDOFF_PROMPT = """上下文快满了(已用约 {used} / {window} tokens)。先停下手头的工作,为接手的新会话写一份交接文档。
-接手的是一个全新的会话,看不到我们之前的任何对话,只能看到这份文档和工作区本身。不要再开始新的工作,直接写。
-
-只输出下面五个标题(用 ## 标题,顺序不变):
-
-## 在做什么
-这一步的任务是什么,做到哪了。
-## 已定的事
-已经做出的决定和理由,接手的人不该再推翻的。
-## 走不通的路
-试过但不行的做法,以及为什么不行。
-## 下一步
-接手后马上要做的具体事情,按先后顺序。
-## 现场
-相关文件路径、分支、正在跑的进程、关键命令和它们输出的要点。
-
-「在做什么」和「下一步」必须写;其余三节没有就写"无",不要编造。
-(The context window is nearly full: {used} of {window} tokens. Write the handoff now, with
-exactly these five headings; a fresh session with none of this conversation continues from it.)"""
 
 # Phrasings of "the context overflowed" from Anthropic, the CLI's own list, and other providers.
 _OVERFLOW = (
@@ -75,8 +57,8 @@ _OVERFLOW = (
 )
 # A single over-long field is a bad request, not a full context (the CLI excludes it too).
 _NOT_OVERFLOW = ("string too long. expected a string with maximum length",)
-_TITLE = re.compile(r"^#\s*交接\s*[·:：\-—]\s*(?P<step>.+?)\s*$", re.MULTILINE)
-_DEGRADED_MARK = "> 降级交接:上一个会话没能写出交接文档,以下为机械生成。"
+_TITLE = re.compile(r"^#\s*(?:交接|Handoff)\s*[·:：\-—]\s*(?P<step>.+?)\s*$", re.MULTILINE)
+_DEGRADED_MARKS = (zh.HANDOFF_DEGRADED_MARK, en.HANDOFF_DEGRADED_MARK)
 
 
 def is_overflow(*texts: str | None) -> bool:
@@ -116,16 +98,16 @@ class Handoff(MarkdownFile):
         return cls(
             **p.sections,
             step=step or (title["step"] if title else ""),
-            degraded=_DEGRADED_MARK in p.preamble,
+            degraded=any(mark in p.preamble for mark in _DEGRADED_MARKS),
         )
 
     def _values(self) -> dict[str, str]:
         return {k: getattr(self, k) for k in HANDOFF_SECTIONS.keys}
 
     def missing(self) -> list[str]:
-        """Chinese titles of the missing required sections: "在做什么" and/or "下一步"."""
+        """Titles of the missing required sections, in the language in effect: "在做什么" and/or "下一步"."""
         required = ("doing", "next")
-        return [HANDOFF_SECTIONS.titles[k] for k in required if not getattr(self, k).strip()]
+        return [words().HANDOFF_TITLES[k] for k in required if not getattr(self, k).strip()]
 
     def complete(self) -> bool:
         """True when ``doing`` and ``next`` have content."""
@@ -133,24 +115,22 @@ class Handoff(MarkdownFile):
 
     def to_markdown(self) -> str:
         """The file form: a ``# 交接 · <step>`` title, the degraded mark, the five sections."""
-        head = [f"# 交接 · {self.step}" if self.step else "# 交接"]
+        w = words()
+        head = [w.HANDOFF_FILE_TITLE.format(step=self.step) if self.step else w.HANDOFF_FILE_UNTITLED]
         if self.degraded:
-            head.append(_DEGRADED_MARK)
-        return "\n\n".join(head) + "\n\n" + HANDOFF_SECTIONS.render(self._values())
+            head.append(w.HANDOFF_DEGRADED_MARK)
+        return "\n\n".join(head) + "\n\n" + HANDOFF_SECTIONS.render(self._values(), titles=w.HANDOFF_TITLES)
 
     def prompt_block(self) -> str:
         """The first prompt of the session that takes over: a continuation notice, then sections."""
-        step = f"步骤「{self.step}」" if self.step else "这一步"
-        lines = [
-            f"这是接续:上一个会话在做{step}时上下文满了,换成了你这个新会话。"
-            "你看不到它的对话记录,只有下面这份它留下的交接文档和工作区本身。"
-            "先核对「现场」,再从「下一步」接着做,不要从头重来,也不要推翻「已定的事」。",
-            f"(Continuation: the previous session of step {self.step or '?'} filled its context "
-            "window; continue from its handoff below, do not start over.)",
-        ]
+        w = words()
+        step = w.HANDOFF_THIS_STEP.format(step=self.step) if self.step else w.HANDOFF_SOME_STEP
+        lines = [w.HANDOFF_CONTINUE.format(step=step)]
+        if w.HANDOFF_CONTINUE_NOTE:  # zh adds an English line for a model that reads English best
+            lines.append(w.HANDOFF_CONTINUE_NOTE.format(step=self.step or "?"))
         if self.degraded:
-            lines.append("注意:这份交接是机械生成的,上一个会话没能自己写。动手前先看清工作区现状。")
-        body = HANDOFF_SECTIONS.render(self._values(), placeholder=False).strip()
+            lines.append(w.HANDOFF_DEGRADED_NOTE)
+        body = HANDOFF_SECTIONS.render(self._values(), placeholder=False, titles=w.HANDOFF_TITLES).strip()
         return "\n".join(lines) + "\n\n" + body
 
 
@@ -163,14 +143,14 @@ def degraded(step: str, prompt: str, *, why: str = "") -> Handoff:
     """
     task = (prompt or "").strip()
     cut = len(task) > 1200
-    excerpt = task[:1200] + ("\n…(原任务更长,已截断)" if cut else "")
+    w = words()
+    excerpt = task[:1200] + (w.DEGRADED_CUT if cut else "")
     fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", excerpt)), default=0))
-    reason = f"(原因:{why.strip()})" if why.strip() else ""
+    reason = w.DEGRADED_WHY.format(why=why.strip()) if why.strip() else ""
     return Handoff(
-        doing=f"继续步骤「{step}」的原任务。上一个会话的上下文满了,没能写出交接文档{reason}。",
-        next="先看工作区现状(git status / git log、最近改过的文件、notes/ 下的笔记),"
-        "弄清做到了哪里,再接着完成下面「现场」里的原任务;已经做完的不要重做。",
-        scene=f"原任务{'(前 1200 字)' if cut else ''}:\n\n{fence}text\n{excerpt}\n{fence}",
+        doing=w.DEGRADED_DOING.format(step=step, reason=reason),
+        next=w.DEGRADED_NEXT,
+        scene=w.DEGRADED_SCENE.format(cut=w.DEGRADED_SCENE_CUT if cut else "", fence=fence, excerpt=excerpt),
         step=step,
         degraded=True,
     )

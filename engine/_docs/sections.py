@@ -32,9 +32,10 @@ from typing import Any, Self
 
 from engine._files import write_text_atomic
 from engine._docs.fences import code_mask, unwrap_fences
+from engine._lang import en, words, zh
 
-PLACEHOLDER = "(未填)"
-_PLACEHOLDERS = {PLACEHOLDER, "（未填）"}
+PLACEHOLDER = zh.PLACEHOLDER  # the spec's; files written in English get en.PLACEHOLDER, both read as missing
+_PLACEHOLDERS = {zh.PLACEHOLDER, "（未填）", en.PLACEHOLDER}
 _EMPTY_ITEMS = {"无", "（无）", "(无)", "没有", "none", "n/a", "-", "—", *_PLACEHOLDERS}
 
 _BREAK = re.compile(r"^[ \t]{0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
@@ -161,13 +162,16 @@ class SectionTable:
             truncated=len(kept) < len(lines),
         )
 
-    def render(self, values: Mapping[str, str], *, placeholder: bool = True) -> str:
-        """``## title`` blocks in table order; empty ones show "(未填)" or are left out."""
+    def render(self, values: Mapping[str, str], *, placeholder: bool = True,
+               titles: Mapping[str, str] | None = None) -> str:
+        """``## title`` blocks in table order (``titles``: the language's, default the canonical
+        ones); empty ones show the language's placeholder ("(未填)") or are left out."""
+        titles = titles or self.titles
         blocks = []
         for key in self.keys:
             body = (values.get(key) or "").strip()
             if body or placeholder:
-                blocks.append(f"## {self.titles[key]}\n\n{body or PLACEHOLDER}\n")
+                blocks.append(f"## {titles[key]}\n\n{body or words().PLACEHOLDER}\n")
         return "\n".join(blocks)
 
 

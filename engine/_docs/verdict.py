@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Literal, Self
 
 from engine._docs.sections import MarkdownFile, SectionTable, list_items, numbered
+from engine._lang import words
 
 VerdictState = Literal["achieved", "not_yet", "unreachable", ""]
 
@@ -22,7 +23,7 @@ VERDICT_SECTIONS = SectionTable(
     }
 )
 
-_LABELS = {"achieved": "达成", "not_yet": "未达成", "unreachable": "无法达成"}
+_STATES = ("achieved", "not_yet", "unreachable")
 
 # Word -> state. The leftmost match in the conclusion wins; at one position the longest word
 # wins, so "未达成" is not read as "达成" and "not achieved" not as "achieved".
@@ -102,7 +103,7 @@ class Verdict(MarkdownFile):
     @property
     def ok(self) -> bool:
         """True when the state was recognized (one of the three known states)."""
-        return self.state in _LABELS
+        return self.state in _STATES
 
     @property
     def achieved(self) -> bool:
@@ -115,9 +116,10 @@ class Verdict(MarkdownFile):
         return self.state == "unreachable"
 
     def missing(self) -> list[str]:
-        """Chinese titles of what is missing: "结论" (not recognized) and/or "理由"."""
-        out = [] if self.ok else [VERDICT_SECTIONS.titles["state"]]
-        return out + ([] if self.reason.strip() else [VERDICT_SECTIONS.titles["reason"]])
+        """Titles of what is missing, in the language in effect: "结论" (not recognized) and/or "理由"."""
+        titles = words().VERDICT_TITLES
+        out = [] if self.ok else [titles["state"]]
+        return out + ([] if self.reason.strip() else [titles["reason"]])
 
     def complete(self) -> bool:
         """True when the state is recognized and a reason is given."""
@@ -125,34 +127,30 @@ class Verdict(MarkdownFile):
 
     def _values(self) -> dict[str, str]:
         return {
-            "state": _LABELS.get(self.state, ""),
+            "state": words().VERDICT_LABELS.get(self.state, ""),
             "reason": self.reason,
             "failed": "\n".join(f"- {f}" for f in self.failed),
         }
 
     def to_markdown(self) -> str:
         """The three ``##`` sections, "(未填)" for empty ones."""
-        return VERDICT_SECTIONS.render(self._values())
+        return VERDICT_SECTIONS.render(self._values(), titles=words().VERDICT_TITLES)
 
     def prompt_block(self) -> str:
         """The filled sections, for a model that should read the ruling."""
-        return VERDICT_SECTIONS.render(self._values(), placeholder=False).strip()
+        return VERDICT_SECTIONS.render(self._values(), placeholder=False, titles=words().VERDICT_TITLES).strip()
 
     def feedback(self) -> str:
         """What the coordinator is told when this verdict rejects a round.
 
         It says to keep going in the same session on exactly what failed, not to start over.
         """
-        head = {
-            "not_yet": "独立判定者认为目标还没有达成。",
-            "unreachable": "独立判定者认为目标无法达成或在此环境无法验证，但已确认继续。",
-            "achieved": "独立判定者认为目标已达成，但这一轮仍被要求继续。",
-        }.get(self.state, "独立判定者没有给出明确结论，按未达成处理。")
-        parts = [head + "请在当前会话里接着做，针对下面的问题补齐，不要从头重来；做完自己先验证一遍。"]
+        w = words()
+        parts = [w.FEEDBACK_HEADS.get(self.state, w.FEEDBACK_HEADS[""]) + w.FEEDBACK_GO_ON]
         if self.reason.strip():
-            parts.append(f"理由：\n{self.reason.strip()}")
+            parts.append(w.FEEDBACK_REASON.format(reason=self.reason.strip()))
         if self.failed:
-            parts.append(f"没通过的检查项：\n{numbered(self.failed)}")
+            parts.append(w.FEEDBACK_FAILED.format(failed=numbered(self.failed)))
         return "\n\n".join(parts)
 
 

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from engine._lang import speaking, words
 from engine._agents.spec import AgentSpec
 from engine._errors import FlowerError
 from engine._events import OnEvent, StepStarted, WorkflowDone, emit
@@ -33,7 +35,6 @@ OnFail = Literal["stop", "continue", "ask"]
 ON_FAIL_VALUES = ("stop", "continue", "ask")
 
 # The three answers of on_fail="ask".
-ASK_RETRY, ASK_CONTINUE, ASK_STOP = "重试这一步", "跳过,继续下一步", "停下"
 
 
 class StepAbort(FlowerError):
@@ -99,6 +100,7 @@ class Workflow:
     channel: Any = None
     workbench: Any = None
     continuous: bool = True
+    language: str | None = None  # runs in this language (``engine._lang``); None: the one in effect
 
     async def run(
         self,
@@ -107,6 +109,11 @@ class Workflow:
         on_event: OnEvent | None = None,
         on_step: Callable[[Step, StepResult], None] | None = None,
     ) -> Ctx:
+        with speaking(self.language) if self.language else nullcontext():
+            return await self._run(runtime, on_event, on_step)
+
+    async def _run(self, runtime: "Runtime", on_event: OnEvent | None,
+                   on_step: Callable[[Step, StepResult], None] | None) -> Ctx:
         ctx: Ctx = self.context
         if self.channel is not None and getattr(self.channel, "on_event", False) is None:
             self.channel.on_event = on_event  # questions reach the same front end as progress
@@ -157,7 +164,7 @@ class Workflow:
         prompt = _text(step.prompt, ctx)
         woken = None
         if step.resume_from is None and lineage is not None:
-            woken = lineage.steps.get(step.name)
+            woken = lineage.session_of(step.name)
         if woken:
             resume, fork = woken, False
             if step.resume_prompt is not None:
@@ -209,14 +216,15 @@ class Workflow:
             return "stop"
         result = ctx["_results"].get(step.name)
         why = ctx.get("_aborted") or (result.error if result else "") or "the gate did not pass"
+        w = words()
         answer = await self.channel.ask(
-            f"步骤「{step.name}」没有通过:{why}\n怎么办?",
-            options=[ASK_RETRY, ASK_CONTINUE, ASK_STOP],
+            w.STEP_FAILED_QUESTION.format(step=step.name, why=why),
+            options=[w.ASK_RETRY, w.ASK_CONTINUE, w.ASK_STOP],
         )
         if getattr(answer, "state", "") != "answered":
             return "stop"
         text = (answer.text or "").strip()
-        return {ASK_RETRY: "retry", ASK_CONTINUE: "continue"}.get(text, "stop")
+        return {w.ASK_RETRY: "retry", w.ASK_CONTINUE: "continue"}.get(text, "stop")
 
 
 def _fatal(result: StepResult) -> bool:

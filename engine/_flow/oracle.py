@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from engine._lang import words
 from engine._agents.spec import AgentSpec, build_options
 from engine._run.attempt import AttemptHooks, run_attempt
 from engine._events import Event
@@ -16,7 +17,6 @@ from engine._agents.workbench import Workbench
 from engine._errors import FlowerError
 
 RECENT_EVENTS = 40
-ORACLE_PROMPT = "## 最近的事件\n{events}\n\n## 问题\n{question}"
 
 
 def _event_line(e: Event) -> str:
@@ -34,7 +34,7 @@ async def consult(
 ) -> str:
     """Answer ``question`` about the run; raises ``FlowerError`` when the oracle fails."""
     spec = spec or oracle()
-    recent = "\n".join(_event_line(e) for e in list(events)[-RECENT_EVENTS:]) or "(还没有事件)"
+    recent = "\n".join(_event_line(e) for e in list(events)[-RECENT_EVENTS:]) or words().NO_EVENTS
     wb = workbench if spec.workbench else None
     opts = build_options(
         spec, cwd=workspace, portable=False,
@@ -43,7 +43,7 @@ async def consult(
     )
     guard = whitelist_guard(spec.allowed_tools, role=spec.name)
     opts.hooks = {"PreToolUse": [guard]} if guard else None
-    out = await run_attempt(opts, ORACLE_PROMPT.format(events=recent, question=question),
+    out = await run_attempt(opts, words().ORACLE_PROMPT.format(events=recent, question=question),
                             AttemptHooks())
     if out.error is not None:
         raise FlowerError(f"the oracle could not answer {question!r}: {out.error}")

@@ -26,15 +26,12 @@ from engine._stores.sqlite import SESSIONS_FILE
 from engine._stores.sqlite_read import session_exists
 from engine._flow.base import Ctx, Step, Workflow
 from engine._flow.steps import BRIEF_KEY, GOAL_KEY, clarify_step, goal_step, with_goal
+from engine._lang import current, other_names, speaking, words, zh
 
-WORK_STEP = "干活"
-GOAL_STEP = "设定目标"  # goal_step's default name
-EMPTY_ASK = "要给一句诉求,例如 flower '帮我做一个 X'"
-CLARIFY_PROMPT = "这是人提出的诉求:\n\n{ask}\n\n确认需求,最后给出四节。"
-CLARIFY_AGAIN = "\n\n工作区里已有一份没写完的需求,补全它:\n\n{brief}"
-WORK_PROMPT = "按这个需求做。\n\n{brief}\n\n{goal}"
-WAKE_SAID = "补充一句:{said}\n\n(这句话已追加进需求,目标已据此重新设定:)\n\n{goal}"
-WAKE_SILENT = "接着上次的进度继续做。"
+# The spec's names of the work and goal steps; a run in another language names them from its
+# table (``engine._lang``: "work", "set the goal"), and ``step_names`` maps one to the other.
+WORK_STEP = zh.WORK_STEP
+GOAL_STEP = zh.GOAL_STEP
 
 
 @dataclass(frozen=True)
@@ -56,15 +53,27 @@ def starter_paths(
     workspace: str | Path = ".",
     *,
     isolate: bool = False,
-    brief_name: str = "需求.md",
-    goal_name: str = "目标.md",
-    log_name: str = "问答记录.md",
+    brief_name: str | None = None,
+    goal_name: str | None = None,
+    log_name: str | None = None,
 ) -> StarterPaths:
-    """The workbench, brief, goal and Q&A log paths of ``workspace`` (nothing is created)."""
+    """The workbench, brief, goal and Q&A log paths of ``workspace`` (nothing is created).
+
+    A name left None is the language in effect's (``brief.md`` / ``需求.md``...), unless only the
+    other language's file exists: a workspace made in one language keeps its files in the other.
+    """
     ws = Path(workspace).resolve()
     home = ws.parent / f".flower-{ws.name}" if isolate else None
     wb = Workbench(ws, home=home)
-    return StarterPaths(ws, wb, wb.root / brief_name, wb.root / goal_name, wb.notes / log_name)
+    return StarterPaths(ws, wb, _named(wb.root, brief_name, "BRIEF_FILE"), _named(wb.root, goal_name, "GOAL_FILE"),
+                        _named(wb.notes, log_name, "QA_LOG_FILE"))
+
+
+def _named(folder: Path, name: str | None, attribute: str) -> Path:
+    if name is not None:
+        return folder / name
+    own = getattr(words(), attribute)
+    return next((folder / n for n in other_names(own, attribute) if (folder / n).exists()), folder / own)
 
 
 def _is_git_repo(path: Path) -> bool:
@@ -96,12 +105,13 @@ def starter_flow(
     max_asks: int | None = None,
     timeout_s: float | None = 1800.0,
     instructions: str = "",
-    worker_prompt: str = "你负责实现。每改一处就跑一次验证,别攒到最后。",
-    brief_name: str = "需求.md",
-    goal_name: str = "目标.md",
-    log_name: str = "问答记录.md",
+    worker_prompt: str | None = None,
+    brief_name: str | None = None,
+    goal_name: str | None = None,
+    log_name: str | None = None,
     transport: Any = None,
     park: Park | None = None,
+    language: str | None = None,
 ) -> Workflow:
     """Three steps that run as they are: confirm the requirement, set the goal, work.
 
@@ -115,9 +125,25 @@ def starter_flow(
     ``worktrees`` says whether each worker dispatch gets a git worktree of its own (default:
     ``isolate``); False with ``isolate=True`` keeps the workbench outside the checkout while the
     workers work in the checkout itself (a checkout that is already a worktree of its own).
+    ``language`` (``en`` / ``zh``; default: the one in effect) is what every model is told, what
+    the files are named and how the steps are called; the workflow runs in it.
     Raises ``ValueError`` for an empty ``ask`` on a fresh workspace, and for ``isolate=True``
     outside a git repository (before any money is spent).
     """
+    with speaking(language or current()):
+        return _starter_flow(ask, workspace=workspace, run_dir=run_dir, new=new, isolate=isolate,
+                             worktrees=worktrees, clarify_only=clarify_only, goal=goal, rounds=rounds,
+                             judge_can_run=judge_can_run, max_asks=max_asks, timeout_s=timeout_s,
+                             instructions=instructions, worker_prompt=worker_prompt, brief_name=brief_name,
+                             goal_name=goal_name, log_name=log_name, transport=transport, park=park)
+
+
+def _starter_flow(ask: str, *, workspace: str | Path, run_dir: str | Path, new: bool, isolate: bool,
+                  worktrees: bool | None, clarify_only: bool, goal: bool, rounds: int, judge_can_run: bool,
+                  max_asks: int | None, timeout_s: float | None, instructions: str, worker_prompt: str | None,
+                  brief_name: str | None, goal_name: str | None, log_name: str | None, transport: Any,
+                  park: Park | None) -> Workflow:
+    w = words()
     paths = starter_paths(workspace, isolate=isolate, brief_name=brief_name,
                           goal_name=goal_name, log_name=log_name)
     if isolate and not _is_git_repo(paths.workspace):
@@ -130,43 +156,43 @@ def starter_flow(
     old_brief = Brief.load(paths.brief)
     waking = old_brief is not None and old_brief.complete()
     if not waking and not said:
-        raise ValueError(EMPTY_ASK)
+        raise ValueError(w.EMPTY_ASK)
     paths.workbench.ensure()
     ch = HumanChannel(transport=transport, log_path=paths.log, amend_path=paths.brief,
                       max_asks=max_asks, timeout_s=timeout_s, park=park)
     if waking and said:
-        ch.amend(said, label="唤醒时追加")
+        ch.amend(said, label=w.AMEND_LABEL)
 
     def clarify_prompt(ctx: Ctx) -> str:
-        text = CLARIFY_PROMPT.format(ask=said or "(见已有需求)")
+        text = w.CLARIFY_PROMPT.format(ask=said or w.SEE_BRIEF)
         partial = Brief.load(paths.brief)
-        return text + (CLARIFY_AGAIN.format(brief=partial.to_markdown()) if partial else "")
+        return text + (w.CLARIFY_AGAIN.format(brief=partial.to_markdown()) if partial else "")
 
     steps: list[Step] = [clarify_step(ch, brief_path=paths.brief, prompt=clarify_prompt, retries=2)]
     if not clarify_only:
         if goal:
             steps.append(goal_step(ch, goal_path=paths.goal, always_set=waking and bool(said),
                                    retries=2, can_run=judge_can_run))
-        workers = {"coder": worker("写代码、跑验证的执行者", worker_prompt,
+        workers = {"coder": worker(w.WORKER_DESCRIPTION, worker_prompt or w.WORKER_PROMPT,
                                    isolate=isolate if worktrees is None else worktrees)}
-        lead = coordinator("协调者", instructions, workers, channel=ch)
+        lead = coordinator(w.COORDINATOR_NAME, instructions, workers, channel=ch)
 
         def goal_text(ctx: Ctx) -> str:
             g = ctx.get(GOAL_KEY)
             return g.prompt_block() if isinstance(g, Goal) else ""
 
         def work_prompt(ctx: Ctx) -> str:
-            return WORK_PROMPT.format(brief=ctx[BRIEF_KEY].prompt_block(), goal=goal_text(ctx))
+            return w.WORK_PROMPT.format(brief=ctx[BRIEF_KEY].prompt_block(), goal=goal_text(ctx))
 
         def wake_prompt(ctx: Ctx) -> str:
-            return WAKE_SAID.format(said=said, goal=goal_text(ctx)) if said else WAKE_SILENT
+            return w.WAKE_SAID.format(said=said, goal=goal_text(ctx)) if said else w.WAKE_SILENT
 
-        work = Step(WORK_STEP, lead, work_prompt, resume_prompt=wake_prompt)
+        work = Step(w.WORK_STEP, lead, work_prompt, resume_prompt=wake_prompt)
         if goal:
             work = with_goal(work, ch, goal_path=paths.goal, rounds=rounds, can_run=judge_can_run)
         steps.append(work)
     return Workflow(steps, name="starter", channel=ch, workbench=paths.workbench,
-                    context={"_said": said, "_waking": waking})
+                    context={"_said": said, "_waking": waking}, language=current())
 
 
 def wake_state(
@@ -174,8 +200,8 @@ def wake_state(
     *,
     run_dir: str | Path = "runs",
     isolate: bool = False,
-    brief_name: str = "需求.md",
-    goal_name: str = "目标.md",
+    brief_name: str | None = None,
+    goal_name: str | None = None,
 ) -> dict[str, Any]:
     """A read-only probe before starting; writes not one byte.
 

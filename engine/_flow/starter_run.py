@@ -17,7 +17,7 @@ from engine._events import Event, OnEvent, emit
 from engine._flow.base import Ctx, Workflow
 from engine._flow.starter import GOAL_STEP, WORK_STEP, StarterPaths, archive_run, starter_flow, starter_paths, wake_state
 from engine._human.channel import Park
-from engine._lang import check, current, speaking
+from engine._lang import check, current, speaking, step_names, words
 from engine._run.run_lock import run_lock
 from engine._run.runtime import Runtime
 from engine._stores.sqlite import SESSIONS_FILE
@@ -55,7 +55,8 @@ class StarterRun:
         language: str | None = None,
     ) -> None:
         self.language = check(language, source="language") if language else current()
-        self.paths: StarterPaths = starter_paths(workspace, isolate=isolate)
+        with speaking(self.language):
+            self.paths: StarterPaths = starter_paths(workspace, isolate=isolate)
         self.run_dir = Path(run_dir).resolve()
         self.isolate, self.shared_worktree = isolate, shared_worktree
         self._runtime_kw: dict[str, Any] = {
@@ -73,7 +74,7 @@ class StarterRun:
         """The spec's ``wake_state`` of this workspace plus ``context``: the work step's last
         context size in tokens (None when unknown). Writes nothing."""
         state = wake_state(self.paths.workspace, run_dir=self.run_dir, isolate=self.isolate)
-        sid = state["steps"].get(WORK_STEP)
+        sid = next((state["steps"][n] for n in step_names(WORK_STEP) if n in state["steps"]), None)
         state["context"] = last_context_tokens(self.run_dir / SESSIONS_FILE, sid) if sid else None
         return state
 
@@ -139,7 +140,9 @@ class StarterRun:
         if self._ended or not said.strip():
             return False
         step = self.runtime.step_in_flight if self.runtime is not None else None
-        judging = step is not None and (step.startswith(f"{WORK_STEP}·") or step.startswith(GOAL_STEP))
+        w = words(self.language)
+        judging = step is not None and (step.startswith(w.JUDGE_LABEL.format(step=w.WORK_STEP))
+                                        or step.startswith(w.GOAL_STEP))
         if not judging and self.runtime is not None and self.runtime.interrupt(said):
             return True
         self.note(said, by=by)  # a judge or goal setter that heard them would spend its turn on them

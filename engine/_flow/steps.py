@@ -19,6 +19,7 @@ from engine._docs.brief import Brief
 from engine._docs.goal import Goal
 from engine._docs.verdict import Verdict
 from engine._flow.base import Ctx, Step, StepAbort
+from engine._lang import words, zh
 
 BRIEF_KEY = "_brief"
 GOAL_KEY = "_goal"
@@ -26,22 +27,16 @@ VERDICT_KEY = "_verdict"
 ROUND_KEY = "_round"
 MISSING_KEY = "_missing"
 
-CLARIFY_RESUME = "继续刚才没做完的需求确认,接着问或者直接给出四节需求——不要从头再来。"
-RESEND_MISSING = "你的回复缺少这几节:{missing}。按规定的格式重新给出完整的回复,每节都要有内容。"
-GOAL_PROMPT = "读下面的需求,设定目标和判定清单。\n\n{brief}"
-VERIFY_PROMPT = (
-    "判定这一轮的工作是否达成目标。自己去看工作区里的文件和结果,执行者的汇报只是线索。\n\n"
-    "{goal}\n\n## 执行者这一轮的汇报\n{report}"
-)
-UNREACHABLE_QUESTION = "判定者认为这个目标在当前环境下达不成或验证不了:\n{reason}\n\n怎么办?"
-ACCEPT, AMEND_GOAL, JUDGED_WRONG = "接受这个结果,就这样往下走", "修改目标", "你判错了,继续做"
-NEW_GOAL_QUESTION = "新的目标是什么?(一句话,会加进目标和判定清单)"
-AMBIGUOUS_REASON = "判定含糊,没有明确结论;按未达成处理。"
+# The prompts and questions are in the language tables (``engine._lang``); these two names are
+# the spec's public constants (its Chinese texts).
+CLARIFY_RESUME = zh.CLARIFY_RESUME
+VERIFY_PROMPT = zh.VERIFY_PROMPT
 
 
 def _resend(result: StepResult, ctx: Ctx) -> str:
     missing = ctx.get(MISSING_KEY) or []
-    return RESEND_MISSING.format(missing="、".join(missing)) if missing else ""
+    w = words()
+    return w.RESEND_MISSING.format(missing=w.MISSING_JOIN.join(missing)) if missing else ""
 
 
 def clarify_step(
@@ -49,7 +44,7 @@ def clarify_step(
     *,
     brief_path: str | Path,
     prompt: str | Callable[[Ctx], str],
-    name: str = "确认需求",
+    name: str | None = None,
     spec: AgentSpec | None = None,
     instructions: str = "",
     always_ask: bool = False,
@@ -64,6 +59,7 @@ def clarify_step(
     the missing sections named. The next step is a NEW session that only sees the brief: the
     Q&A never enters the coordinator's context.
     """
+    name = name or words().CLARIFY_STEP
     spec = spec or clarify(name, channel, instructions=instructions, **spec_kw)
 
     def inject(ctx: Ctx, brief: Brief) -> None:
@@ -93,7 +89,7 @@ def clarify_step(
 
     return Step(
         name, spec, prompt, retries=retries, gate=gate, on_fail=on_fail, when=when,
-        on_reject=_resend, resume_prompt=CLARIFY_RESUME,
+        on_reject=_resend, resume_prompt=words().CLARIFY_RESUME,
         reduce=lambda result, ctx: ctx[BRIEF_KEY].prompt_block(),
     )
 
@@ -102,8 +98,8 @@ def goal_step(
     channel: Any,
     *,
     goal_path: str | Path,
-    brief_key: str = "确认需求",
-    name: str = "设定目标",
+    brief_key: str | None = None,
+    name: str | None = None,
     spec: AgentSpec | None = None,
     instructions: str = "",
     always_set: bool = False,
@@ -118,7 +114,9 @@ def goal_step(
     unverifiable raise a ``task`` event at once: their fate is sealed when the goal is set, and
     by the verdict a whole round of work would already be paid for.
     """
+    name, brief_key = name or words().GOAL_STEP, brief_key or words().CLARIFY_STEP
     spec = spec or judge(name, channel, instructions=instructions, **spec_kw)
+    goal_prompt = words().GOAL_PROMPT
 
     def inject(ctx: Ctx, goal: Goal) -> None:
         ctx[GOAL_KEY], ctx[name] = goal, goal.prompt_block()
@@ -126,7 +124,7 @@ def goal_step(
 
     def prompt(ctx: Ctx) -> str:
         brief = ctx.get(brief_key) or (ctx[BRIEF_KEY].prompt_block() if BRIEF_KEY in ctx else "")
-        return GOAL_PROMPT.format(brief=brief)
+        return goal_prompt.format(brief=brief)
 
     def when(ctx: Ctx) -> bool:
         if always_set:
@@ -174,20 +172,21 @@ def with_goal(
     goal / "you judged wrong"); nobody answering aborts, spinning on is the costliest choice.
     Built with ``dataclasses.replace`` so every other field, ``resume_prompt`` included, stays.
     """
-    label = name or f"{step.name}·判定"
+    w = words()  # the language the flow is built in; the gate below runs later, maybe elsewhere
+    label = name or w.JUDGE_LABEL.format(step=step.name)
     judger = spec or judge(label, channel, instructions=instructions, can_run=can_run, **spec_kw)
 
     async def gate(result: StepResult, ctx: Ctx) -> bool:
         rt = ctx.get("_runtime")
         if rt is None:
-            raise StepAbort("拿不到 Runtime,无法判定目标")
+            raise StepAbort(w.NO_RUNTIME)
         ctx[ROUND_KEY] = ctx.get(ROUND_KEY, 0) + 1
         goal = ctx.get(GOAL_KEY)
         if not (isinstance(goal, Goal) and goal.complete()):
             goal = Goal.load(goal_path) or Goal()
         on_event = ctx.get("_on_event")
         judged = await rt.run(
-            judger, VERIFY_PROMPT.format(goal=goal.prompt_block(), report=result.text or "(无)"),
+            judger, w.VERIFY_PROMPT.format(goal=goal.prompt_block(), report=result.text or w.NO_REPORT),
             step_name=f"{label}#{ctx[ROUND_KEY]}", on_event=on_event)
         verdict = Verdict.parse(judged.text if judged.ok else "")
         ctx[VERDICT_KEY] = verdict
@@ -198,25 +197,25 @@ def with_goal(
             return True
         if not verdict.unreachable:
             if not verdict.ok:
-                verdict.reason = verdict.reason or judged.error or AMBIGUOUS_REASON
+                verdict.reason = verdict.reason or judged.error or w.AMBIGUOUS_REASON
             return False
         answer = await channel.ask(
-            UNREACHABLE_QUESTION.format(reason=verdict.reason or "(没有给出理由)"),
-            options=[ACCEPT, AMEND_GOAL, JUDGED_WRONG], asked_by=label)
+            w.UNREACHABLE_QUESTION.format(reason=verdict.reason or w.NO_REASON),
+            options=[w.ACCEPT, w.AMEND_GOAL, w.JUDGED_WRONG], asked_by=label)
         if answer.state != "answered":
-            raise StepAbort(f"目标判定为达不成,没人回答怎么办({answer.state});停下。")
-        if answer.text == ACCEPT:
+            raise StepAbort(w.UNREACHABLE_UNANSWERED.format(state=answer.state))
+        if answer.text == w.ACCEPT:
             return True
-        if answer.text == AMEND_GOAL:
-            new = await channel.ask(NEW_GOAL_QUESTION, asked_by=label)
+        if answer.text == w.AMEND_GOAL:
+            new = await channel.ask(w.NEW_GOAL_QUESTION, asked_by=label)
             if new.state != "answered" or not new.text.strip():
-                raise StepAbort("要修改目标,但没拿到新的目标;停下。")
+                raise StepAbort(w.NO_NEW_GOAL)
             goal = goal.amend(new.text)
             goal.write(goal_path)
             ctx[GOAL_KEY] = goal
-            verdict.reason = f"目标已修改:{new.text}"
+            verdict.reason = w.GOAL_AMENDED.format(said=new.text)
             return False
-        verdict.reason = f"人认为判定有误:{answer.text}"
+        verdict.reason = w.JUDGED_WRONG_REASON.format(said=answer.text)
         return False
 
     def on_reject(result: StepResult, ctx: Ctx) -> str:

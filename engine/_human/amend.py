@@ -1,4 +1,4 @@
-"""Brief amendments: a person's words added under a ``## 唤醒时追加`` section, once.
+"""Brief amendments: a person's words added under a ``## 唤醒时追加`` (``## Added on wake``) section, once.
 
 A pure text function; ``HumanChannel.amend`` reads and writes the file around it.
 """
@@ -9,8 +9,7 @@ import re
 from collections.abc import Sequence
 
 from engine._human.transports import normalize_text
-
-AMEND_LABEL = "唤醒时追加"  # the spec's wake-amendment section title (same as engine._docs.brief)
+from engine._lang import other_names, words
 
 _HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
@@ -27,8 +26,11 @@ def _headings(lines: Sequence[str]) -> list[tuple[int, int, str]]:
     return found
 
 
-def amend_text(text: str, said: str, *, label: str = AMEND_LABEL) -> str | None:
+def amend_text(text: str, said: str, *, label: str | None = None) -> str | None:
     """``text`` with ``said`` added as a bullet under its ``## {label}`` section, or None.
+
+    ``label`` defaults to the language in effect's; a section under the other language's label
+    counts as the same one (a brief written in one language keeps working in the other).
 
     None when ``said`` is blank or already in ``text`` (whitespace-insensitive): a repeated wake
     with the same words must not pile up the same amendment. An existing section with that
@@ -41,7 +43,9 @@ def amend_text(text: str, said: str, *, label: str = AMEND_LABEL) -> str | None:
     bullet = [f"- {said_lines[0]}", *(f"  {x}" if x.strip() else "" for x in said_lines[1:])]
     lines = text.splitlines()
     heads = _headings(lines)
-    own = next(((i, lvl) for i, lvl, title in heads if title == normalize_text(label)), None)
+    label = label or words().AMEND_LABEL
+    names = {normalize_text(n) for n in other_names(label, "AMEND_LABEL")}
+    own = next(((i, lvl) for i, lvl, title in heads if title in names), None)
     if own is None:
         body = text.rstrip()
         return (body + "\n\n" if body else "") + "\n".join([f"## {label}", "", *bullet]) + "\n"

@@ -16,17 +16,10 @@ from typing import Any
 
 from claude_agent_sdk import create_sdk_mcp_server, tool
 
-from engine._human.amend import AMEND_LABEL, amend_text
+from engine._human.amend import amend_text
+from engine._lang import words
 from engine._files import write_text_atomic
 from engine._human.texts import (  # noqa: F401  (re-exported: tests and front ends read them)
-    ASSUME,
-    TIMEOUT_TEXT,
-    TIMEOUT_DEFAULT_TEXT,
-    NOBODY_TEXT,
-    LIMIT_TEXT,
-    ANSWERED_BY,
-    INBOX_EMPTY,
-    INBOX_HEAD,
     ASK_DESCRIPTION,
     ASK_DESCRIPTION_PARKED,
     INBOX_DESCRIPTION,
@@ -39,7 +32,6 @@ from engine._human.transports import Answer, AnswerState, Question, Transport, q
 from engine._errors import FlowerError
 
 __all__ = [  # the values and the seam live in transports.py; re-exported here for one import
-    "AMEND_LABEL",
     "Answer",
     "AnswerState",
     "ChannelError",
@@ -222,12 +214,13 @@ class HumanChannel:
     def tool_text(self, a: Answer, wait: float | None) -> str:
         """What the model reads back for answer ``a`` to a question that waited ``wait`` s."""
         if a.answered:
-            return (a.text or "(空回答)") + (f"\n{ANSWERED_BY.format(by=a.by)}" if a.by else "")
+            w = words()
+            return (a.text or w.EMPTY_ANSWER) + (f"\n{w.ANSWERED_BY.format(by=a.by)}" if a.by else "")
         if a.state == "timeout" and wait:
             if a.text:
-                return TIMEOUT_DEFAULT_TEXT.format(span=span(wait), default=a.text)
-            return TIMEOUT_TEXT.format(span=span(wait))
-        return NOBODY_TEXT
+                return words().TIMEOUT_DEFAULT_TEXT.format(span=span(wait), default=a.text)
+            return words().TIMEOUT_TEXT.format(span=span(wait))
+        return words().NOBODY_TEXT
 
     def mcp_servers(self, *, asked_by: str = "") -> dict[str, Any]:
         """``{server_name: <in-process MCP server>}`` for ``ClaudeAgentOptions.mcp_servers``.
@@ -239,7 +232,7 @@ class HumanChannel:
         @tool("ask", ASK_DESCRIPTION if self.park is None else ASK_DESCRIPTION_PARKED, ASK_SCHEMA)
         async def ask_tool(args: dict[str, Any]) -> dict[str, Any]:
             if self.exhausted:  # checked here too so the model hears the limit, not "nobody"
-                return _tool_reply(LIMIT_TEXT.format(limit=self.max_asks))
+                return _tool_reply(words().LIMIT_TEXT.format(limit=self.max_asks))
             options = tuple(args.get("options") or ())
             default = str(args["default"]) if args.get("default") else None
             wait = self.deadline(args.get("deadline_minutes"))
@@ -251,9 +244,9 @@ class HumanChannel:
         async def inbox_tool(args: dict[str, Any]) -> dict[str, Any]:
             notes = self.drain()
             if not notes:
-                return _tool_reply(INBOX_EMPTY)
+                return _tool_reply(words().INBOX_EMPTY)
             lines = [f"- {by}: {text}" if by else f"- {text}" for text, by in notes]
-            return _tool_reply("\n".join([INBOX_HEAD, *lines]))
+            return _tool_reply("\n".join([words().INBOX_HEAD, *lines]))
 
         server = create_sdk_mcp_server(self.server_name, tools=[ask_tool, inbox_tool])
         # The CLI (2.1.332) otherwise defers MCP tools behind ToolSearch: the model would see only
@@ -274,7 +267,7 @@ class HumanChannel:
 
     # -- amendments -----------------------------------------------------------------------
 
-    def amend(self, said: str, *, label: str = AMEND_LABEL) -> bool:
+    def amend(self, said: str, *, label: str | None = None) -> bool:
         """Add ``said`` as a bullet under ``## {label}`` in the brief at ``amend_path``.
 
         Reuses an existing ``## {label}`` section; writes nothing and returns False when the
@@ -284,7 +277,7 @@ class HumanChannel:
         if self.amend_path is None:
             raise ChannelError(
                 f"HumanChannel.amend({said!r}) needs amend_path, the brief file to append to; "
-                "construct the channel with amend_path=<brief path> (starter_flow passes 需求.md)."
+                "construct the channel with amend_path=<brief path> (starter_flow passes the brief's path)."
             )
         path = Path(self.amend_path)
         old = path.read_text(encoding="utf-8") if path.exists() else ""

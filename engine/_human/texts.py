@@ -3,18 +3,9 @@ their input schema, and the texts the ask tool answers with."""
 
 from __future__ import annotations
 
-# What the model reads back from the ask tool. Chinese like the spec's other defaults; each one
-# tells it to go on and write its assumption where the brief keeps them (未知与假设).
-ASSUME = "请按你的最佳判断继续,并把你做的假设写进「未知与假设」(assumptions)。"
-TIMEOUT_TEXT = "在 {span} 内没有人回答。" + ASSUME
-TIMEOUT_DEFAULT_TEXT = (
-    "在 {span} 内没有人回答,按默认选项「{default}」继续,并把这个假设写进「未知与假设」(assumptions)。"
-)
-NOBODY_TEXT = "现在没有人可以回答这个问题。" + ASSUME
-LIMIT_TEXT = "提问次数已用完(最多 {limit} 次),不能再问了:请自己决定。" + ASSUME
-ANSWERED_BY = "(回答人:{by})"
-INBOX_EMPTY = "(空) nothing new"
-INBOX_HEAD = "有人在你工作时留了话(按时间顺序):"
+# What the model reads back from the ask tool (timeouts, the question limit, the inbox) is in
+# the language tables, ``engine._lang``; the tool descriptions below are English in both.
+from engine._lang import words
 
 ASK_DESCRIPTION = (
     "Ask the person who gave you this task a question and wait for the answer. Use it only for "
@@ -50,9 +41,10 @@ ASK_SCHEMA = {
 
 
 def span(seconds: float) -> str:
-    """A short Chinese duration for the model: ``30 分钟``, ``45 秒``, ``1.5 小时``."""
+    """A short duration for the model, in the language in effect: ``30 分钟`` / ``30 min``."""
+    w = words()
     if seconds >= 3600:
-        return f"{seconds / 3600:g} 小时"
+        return w.SPAN_HOURS.format(n=seconds / 3600)
     if seconds >= 60:
-        return f"{seconds / 60:g} 分钟"
-    return f"{seconds:g} 秒"
+        return w.SPAN_MINUTES.format(n=seconds / 60)
+    return w.SPAN_SECONDS.format(n=seconds)

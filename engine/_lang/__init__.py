@@ -69,3 +69,13 @@ def other_names(name: str, attribute: str) -> tuple[str, ...]:
     workspace made in one language is found again in the other (file names, step names)."""
     names = [getattr(t, attribute) for t in _TABLES.values()]
     return (name, *[n for n in names if n != name]) if name in names else (name,)
+
+
+def step_names(name: str) -> tuple[str, ...]:
+    """``name`` and, for the starter's three steps, its name in every other language: a step's
+    session is found again when a workspace is resumed in the other language."""
+    for attribute in ("CLARIFY_STEP", "GOAL_STEP", "WORK_STEP"):
+        names = other_names(name, attribute)
+        if len(names) > 1:
+            return names
+    return (name,)

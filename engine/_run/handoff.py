@@ -12,7 +12,8 @@ import time
 from collections.abc import Awaitable, Callable
 
 from engine._agents.workbench import Workbench
-from engine._docs.handoff import HANDOFF_PROMPT, Handoff, degraded
+from engine._docs.handoff import Handoff, degraded
+from engine._lang import words
 from engine._events import HandoffEvent, OnEvent, emit
 
 # One more turn of the retiring session with this prompt; returns (error or None, answer text).
@@ -24,13 +25,14 @@ def _file_stem(step: str) -> str:
 
 
 def _store(workbench: Workbench | None, h: Handoff, step: str) -> str | None:
-    """Write ``h`` to ``<notes>/交接-<step>.md``, moving an older one to the archive first."""
+    """Write ``h`` to ``<notes>/交接-<step>.md`` (``handoff-<step>.md``), moving an older one to the archive first."""
     if workbench is None:
         return None  # still handed over through the prompt, just not readable afterwards
     notes = workbench.notes
-    path = notes / f"交接-{_file_stem(step)}.md"
+    w = words()
+    path = notes / w.HANDOFF_NOTE_FILE.format(step=_file_stem(step))
     if path.exists():
-        archive = notes / "archive" / "交接"
+        archive = notes / "archive" / w.HANDOFF_ARCHIVE
         archive.mkdir(parents=True, exist_ok=True)
         path.replace(archive / f"{_file_stem(step)}-{time.strftime('%Y%m%d-%H%M%S')}.md")
     h.write(path)
@@ -55,7 +57,7 @@ async def write_handoff(
     handoff: Handoff | None = None
     why = degrade_why
     if not why and session:
-        error, text = await turn(HANDOFF_PROMPT.format(used=used, window=window))
+        error, text = await turn(words().HANDOFF_PROMPT.format(used=used, window=window))
         if error is None:
             parsed = Handoff.parse(text)
             if parsed.complete():

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from engine._files import write_json_atomic
+from engine._lang import step_names
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +80,10 @@ class Lineage:
             write_json_atomic(self.path, self.to_dict())
         except OSError as exc:
             log.warning("could not write %s (%s); the run goes on without it", self.path, exc)
+
+    def session_of(self, step: str) -> str | None:
+        """The session ``step`` used last, also under its name in another language (``step_names``)."""
+        return next((self.steps[n] for n in step_names(step) if n in self.steps), None)
 
     def remember(self, step: str, session_id: str) -> None:
         """Record ``step`` -> ``session_id`` and write at once. Use the step's own name only."""

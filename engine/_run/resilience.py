@@ -23,9 +23,6 @@ FailureKind = Literal["transient", "fatal", "unknown"]
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 
-RESUME_PROMPT = (
-    "上一轮在中途被打断,没有做完。先看看工作台里已经记下了什么,从中断的地方接着做,不要从头再来。"
-)
 
 # Checked BEFORE the transient patterns: a 401 text often contains the word "connection", and
 # with the order reversed the run would wait forever for a key that will never work.
@@ -114,7 +111,7 @@ class Resilience:
     probe_interval: float = 15.0
     max_offline_wait: float = 3600.0
     retry_unknown: bool = True
-    resume_prompt: str = RESUME_PROMPT
+    resume_prompt: str = ""  # "": the language in effect's RESUME_PROMPT (engine._lang)
     wait_out_storms: bool = False
 
     def classify(self, text: str) -> FailureKind:

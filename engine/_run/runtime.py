@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
+from engine._lang import words, zh
 from engine._agents.spec import AgentSpec, HandoffPolicy
 from engine._agents.workbench import Workbench
 from engine._docs.handoff import is_overflow
@@ -74,10 +75,7 @@ class Runtime:
 
     INTERRUPTED = "interrupted-by-human"
     HANDOFF_DUE = "context-full-handoff"
-    INTERRUPT_NOTE = (
-        "\n\n(说明:上面是人中途打断你时说的话。打断时正在进行的工具调用返回 interrupted,"
-        "是打断的正常副作用,不是环境故障;不用排查,按人说的继续。)"
-    )
+    INTERRUPT_NOTE = zh.INTERRUPT_NOTE  # the spec's; a run sends its language's (engine._lang)
 
     def __init__(
         self,
@@ -210,10 +208,10 @@ class Runtime:
                 if out.error == self.INTERRUPTED:  # exit 2: a person spoke; not a failed attempt
                     if not session:
                         break
-                    said = "\n".join(self._said) or "(继续)"
+                    said = "\n".join(self._said) or words().INTERRUPTED_SAID
                     self._said.clear()
                     emit(on_event, Interrupted(name, said=said))
-                    prompt_cur, attempt = said + self.INTERRUPT_NOTE, attempt - 1
+                    prompt_cur, attempt = said + words().INTERRUPT_NOTE, attempt - 1
                     continue
                 if out.error == self.HANDOFF_DUE or (
                     self.handoff.enabled and session and is_overflow(out.error)
@@ -247,7 +245,7 @@ class Runtime:
                 else:
                     break
                 if session:
-                    prompt_cur, result.resumed = self.resilience.resume_prompt, True
+                    prompt_cur, result.resumed = self.resilience.resume_prompt or words().RESUME_PROMPT, True
         finally:
             result.session_id = session or result.session_id
             result.context = self._ctx

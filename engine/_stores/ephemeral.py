@@ -65,7 +65,7 @@ class EphemeralPolicy:
     max_chars: int = 2000
     # Departure from the spec's "[{cmd} 的结果已过期…]": the tool call just above the result
     # already shows the command, so repeating it made expiry add characters (issue 15).
-    text: str = "[此命令的结果已过期(第 {age} 轮前),当前状态可能已变。需要请重新执行]"
+    text: str = ""  # "": the language in effect's EXPIRED_TEXT (engine._lang), read when a load expires one
 
 
 @functools.lru_cache(maxsize=4096)  # the same glances recur; a load checks every old Bash call

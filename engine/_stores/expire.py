@@ -8,6 +8,7 @@ never makes the context bigger, and a glance that printed a value (``date``, ``p
 
 from __future__ import annotations
 
+from engine._lang import words
 from engine._stores.entries import Entry, blocks_of, command_of, result_text, tool_uses
 from engine._stores.ephemeral import EphemeralPolicy, is_ephemeral, yields_value
 
@@ -46,7 +47,7 @@ def expire_ephemeral(entries: list[Entry], policy: EphemeralPolicy) -> dict[str,
             text = result_text(block)
             if text is None or len(text) > policy.max_chars:
                 continue  # images stay; a long result is the trim pass's to spill, not to drop
-            note = _note(policy.text, cmd, later_turns[index])
+            note = _note(policy.text or words().EXPIRED_TEXT, cmd, later_turns[index])
             if len(note) >= len(text) or not is_ephemeral(cmd) or yields_value(cmd):
                 continue
             block["content"] = note

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine._lang import words
 from engine._stores.chain import resume_chain
 from engine._stores.entries import relink
 from engine._stores.trim import (
@@ -72,7 +73,7 @@ class PrunePolicy:
     keep_denials: int | None = 1
     drop_api_errors: bool = True
     neutralize_interrupted: bool = True
-    interrupted_text: str = "[上一轮在此中断,这个工具结果没有产生]"
+    interrupted_text: str = ""  # "": the language in effect's INTERRUPTED_RESULT (engine._lang)
 
 
 def is_api_error(entry: Entry) -> bool:
@@ -147,11 +148,12 @@ def prune_entries(
     found = list(tool_results(shown))
     denials = [(e, b) for e, b in found if is_denial(e, b)]
     if policy.neutralize_interrupted:
+        interrupted = policy.interrupted_text or words().INTERRUPTED_RESULT
         for entry, block in found:
             text = result_text(block)
-            if is_interruption(entry, block) and text != policy.interrupted_text:
-                report["pruned_chars"] += max(len(text or "") - len(policy.interrupted_text), 0)
-                block["content"] = policy.interrupted_text  # no detail: "stopped here" is enough
+            if is_interruption(entry, block) and text != interrupted:
+                report["pruned_chars"] += max(len(text or "") - len(interrupted), 0)
+                block["content"] = interrupted  # no detail: "stopped here" is enough
                 report["interrupted"] += 1
     # One stays, not zero: it stops a retry of the same blocked call; a pile teaches helplessness.
     keep = len(denials) if policy.keep_denials is None else max(policy.keep_denials, 0)

@@ -1,17 +1,23 @@
-"""Matchers that tell the engine's roles apart in a request, by the first line of their rules
-text (engine._agents.rules), so a scripted conversation follows each role's own script."""
+"""Matchers that tell the engine's roles apart in a request, by the first sentence of their rules
+text in either language (``engine._lang``), so a scripted conversation follows each role's own
+script whatever language the run speaks."""
 
 from __future__ import annotations
 
-from engine._agents.rules import CLARIFY_RULES, COORDINATOR_RULES, JUDGE_RULES, WORKER_RULES
-from engine.testing.match import system_contains
+from engine._lang import en, zh
+from engine.testing.match import Match, system_contains
 
 
 def _marker(rules: str) -> str:
-    return rules.splitlines()[0].split("。")[0]
+    return rules.splitlines()[0].split("。")[0].split(". ")[0].split(":")[0]
 
 
-CLARIFIER = system_contains(_marker(CLARIFY_RULES))
-JUDGE = system_contains(_marker(JUDGE_RULES))
-COORDINATOR = system_contains(_marker(COORDINATOR_RULES))
-WORKER = system_contains(_marker(WORKER_RULES))
+def _role(attribute: str) -> Match:
+    first, second = (system_contains(_marker(getattr(t, attribute))) for t in (zh, en))
+    return first | second
+
+
+CLARIFIER = _role("CLARIFY_RULES")
+JUDGE = _role("JUDGE_RULES")
+COORDINATOR = _role("COORDINATOR_RULES")
+WORKER = _role("WORKER_RULES")

@@ -29,7 +29,8 @@ from bot.store.bot_store import BotStore, ThreadKey
 from engine import Resilience
 from engine._run.lineage import LINEAGE_FILE
 from engine.testing import hold, prompt_contains, text, tool_use
-from engine._flow.starter import WAKE_SILENT, WORK_STEP, starter_paths
+from engine._flow.starter import WORK_STEP, starter_paths
+from engine._lang.zh import WAKE_SILENT
 from tests.bot.test_app_e2e import (
     ACHIEVED, BRIEF, CHANNEL, CLARIFIER, COORDINATOR, GOAL, JUDGE, WORKER, question, script, workspace,
 )

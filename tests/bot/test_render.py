@@ -26,7 +26,7 @@ from engine import (
     WaitingOnline,
     WorkflowDone,
 )
-from engine._flow.steps import ACCEPT, AMEND_GOAL, JUDGED_WRONG, UNREACHABLE_QUESTION
+from engine._lang.zh import ACCEPT, AMEND_GOAL, JUDGED_WRONG, UNREACHABLE_QUESTION
 
 FENCE_LINE = re.compile(r"[ \t]*`(\u200b)?`{2,}[^`]*")  # a fence line, or one defused as too long
 OUR_MARKUP = re.compile(r"<@[UW][A-Z0-9]+>")

@@ -41,8 +41,14 @@ def script(fm, word: str) -> None:
     fm.rule(tool_use("Agent", {"subagent_type": "coder", "description": f"write {word}",
                                "prompt": f"Write {word}.txt and commit it."}),
             text(f"{word} done"), when=[COORDINATOR, prompt_contains(f"写 {word}.txt")], repeat_last=True)
+    commit = f"git add {word}.txt && git commit -q -m 'add {word}'"
+    # Run twice, committing only once, as a model would retry: with two threads' CLIs in one
+    # repository, Claude Code's sandbox can fail a command once ("bwrap: Can't find source path
+    # .git/config.lock": it protects that lock file when it exists at scan time, and it vanished
+    # before bwrap started; seen under load, 2 of 6 double-suite runs).
+    again = f"git log -1 --format=%s | grep -qx 'add {word}' || {{ {commit}; }}"
     fm.rule(tool_use("Write", {"file_path": f"{word}.txt", "content": f"{word}\n"}),
-            tool_use("Bash", {"command": f"git add {word}.txt && git commit -q -m 'add {word}'"}),
+            tool_use("Bash", {"command": commit}), tool_use("Bash", {"command": again}),
             text(f"committed {word}"), when=[WORKER, prompt_contains(f"Write {word}.txt")])
 
 

@@ -10,12 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from engine._human.amend import AMEND_LABEL, amend_text
+from engine._human.amend import amend_text
+from engine._lang.zh import AMEND_LABEL, LIMIT_TEXT, NOBODY_TEXT, TIMEOUT_DEFAULT_TEXT, TIMEOUT_TEXT
 from engine._human.channel import (
-    LIMIT_TEXT,
-    NOBODY_TEXT,
-    TIMEOUT_DEFAULT_TEXT,
-    TIMEOUT_TEXT,
     Answer,
     ChannelError,
     HumanChannel,

@@ -12,8 +12,8 @@ from typing import Any
 
 from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, query
 
-from engine._human.channel import (ASK_DESCRIPTION, LIMIT_TEXT, TIMEOUT_DEFAULT_TEXT, TIMEOUT_TEXT, HumanChannel,
-                                 span)
+from engine._human.channel import ASK_DESCRIPTION, HumanChannel, span
+from engine._lang.zh import LIMIT_TEXT, TIMEOUT_DEFAULT_TEXT, TIMEOUT_TEXT
 from engine._events import AskEvent, Event
 from engine._human.transports import ScriptedTransport
 from engine.testing import FakeModel, prompt_contains, text, tool_results, tool_use

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from engine._agents.workbench import EXTERNAL_NOTE, Workbench, describe, is_within
+from engine._agents.workbench import Workbench, describe, is_within
+from engine._lang.zh import WORKBENCH_OUTSIDE as EXTERNAL_NOTE
 
 
 @pytest.mark.parametrize(

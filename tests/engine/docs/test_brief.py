@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine._docs import Brief
-from engine._docs.brief import AMEND_LABEL
+from engine._lang.zh import AMEND_LABEL
 
 FULL = Brief(goal="做一个 Markdown 转 HTML 的命令行工具", accept="`mdh in.md` 输出 HTML;测试全过",
              bounds="只用标准库;不改现有 API", unknowns="假设输入都是 UTF-8")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine._docs import Goal
-from engine._docs.goal import AMEND_NOTE
+from engine._lang.zh import GOAL_AMEND_NOTE as AMEND_NOTE
 
 CHECKS = ["`mdh in.md` 输出合法 HTML", "pytest 全部通过", "[此环境无法验证: macOS 上能编译]"]
 FULL = Goal("做一个 Markdown 转 HTML 的命令行工具", CHECKS)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from engine._docs import Handoff
-from engine._docs.handoff import HANDOFF_PROMPT, degraded, is_overflow
+from engine._docs.handoff import degraded, is_overflow
+from engine._lang.zh import HANDOFF_PROMPT
 
 FULL = Handoff(
     doing="实现 Markdown 表格渲染,已完成解析,渲染写了一半",
