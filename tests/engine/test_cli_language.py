@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from engine._lang import zh
 from engine.testing import prompt_contains, text, tool_use, unauthorized
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE
 from tests.e2e.test_flower_cli import BRIEF, GOAL, flower
@@ -52,6 +53,13 @@ def _cjk_lines(out: str) -> list[str]:
     return [line for line in out.replace("\r", "\n").splitlines() if CJK.search(line)]
 
 
+def _without_step_names(line: str) -> str:
+    names = (zh.JUDGE_LABEL.format(step=zh.WORK_STEP), zh.CLARIFY_STEP, zh.GOAL_STEP, zh.WORK_STEP)
+    for name in names:
+        line = line.replace(name, "")
+    return line
+
+
 def _run(ws, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "engine.cli", *args], cwd=ws, stdin=subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=timeout)
@@ -71,7 +79,9 @@ def test_an_english_run_prints_no_cjk_character(fake_model, ws, monkeypatch, cho
     term.type("1\n")
     assert term.wait() == 0, term.out[-3000:]
     assert "== Done: goal achieved · $" in term.out and "verdict #1: goal achieved  good" in term.out
-    # Step names are the engine's (engine._lang): this fails while they are still Chinese in English.
+    assert [line for line in _cjk_lines(term.out) if CJK.search(_without_step_names(line))] == [], (
+        term.out[-3000:])  # what flower itself writes
+    # The step names too: they are the engine's (engine._lang), still Chinese until its English names are used.
     assert _cjk_lines(term.out) == [], term.out[-3000:]
 
 
