@@ -39,7 +39,7 @@ from engine._agents.guard import (
 )
 from engine._run.lineage import Lineage
 from engine._run.manifest import StepResult
-from engine._run.resilience import Resilience
+from engine._run.resilience import FatalCause, Resilience, fatal_cause
 from engine._agents.roles import clarify, coordinator, judge, oracle, worker
 from engine._agents.rules import (
     CLARIFY_RULES,
@@ -105,6 +105,8 @@ __all__ = [
     "Sandbox",
     "StepResult",
     "Resilience",
+    "FatalCause",
+    "fatal_cause",
     "Lineage",
     # Progress events: what a front end is told, one class per kind (``Event.kind``)
     "Event",

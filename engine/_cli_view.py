@@ -2,7 +2,7 @@
 
 Without the wake line, "does it remember or not?" is invisible, and that is this layer's whole
 value; the context number is there on purpose, so a person can choose to start over before the
-context hits the wall.
+context hits the wall. The texts are ``engine._cli_texts``'s, in the run's language.
 """
 
 from __future__ import annotations
@@ -10,6 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, TextIO
 
+from wcwidth import wcswidth
+
+from engine._cli_failure import failure
+from engine._cli_texts import say
 from engine._events import (
     AskEvent,
     Event,
@@ -19,12 +23,13 @@ from engine._events import (
     StepStarted,
     TaskWarning,
     VerdictGiven,
+    WaitingForApi,
     WaitingOnline,
 )
-from engine._flow.starter import WORK_STEP
+from engine._lang import words
 from engine._tokens import human_tokens
 
-BANNER_WIDTH = 38
+BANNER_WIDTH = 38  # terminal columns of "== <step> ====", whatever script the step's name is in
 
 
 def _home_relative(path: Path) -> str:
@@ -38,35 +43,50 @@ def _home_relative(path: Path) -> str:
 def wake_banner(workspace: Path, state: dict[str, Any]) -> str:
     """``<- 在 ~/proj 接上上次  需求已确认 · 目标 15 条 · 干活上下文 80.2K · 第 3 次唤醒``.
 
-    ``state`` is ``StarterRun.wake_state()``. 需求已确认 always; 目标 N 条 only with a non-empty
-    checklist; the work context only when the last turn's size of that session is known.
+    ``state`` is ``StarterRun.wake_state()``. The request is confirmed always; the checks only
+    with a non-empty checklist; the work context only when the last turn's size of that session
+    is known.
     """
-    parts = ["需求已确认"]
+    parts = [say("wake_confirmed")]
     if state.get("checks"):
-        parts.append(f"目标 {state['checks']} 条")
+        parts.append(say("wake_checks", n=state["checks"]))
     if state.get("context"):
-        parts.append(f"{WORK_STEP}上下文 {human_tokens(state['context'])}")
-    parts.append(f"第 {state.get('woke', 0) + 1} 次唤醒")
-    return f"<- 在 {_home_relative(workspace)} 接上上次  " + " · ".join(parts)
+        parts.append(say("wake_context", work=words().WORK_STEP, size=human_tokens(state["context"])))
+    parts.append(say("wake_count", n=state.get("woke", 0) + 1))
+    return say("wake_head", where=_home_relative(workspace)) + " · ".join(parts)
+
+
+def pad(text: str, width: int, fill: str = " ") -> str:
+    """``text`` filled with ``fill`` up to ``width`` terminal columns (a CJK character takes two)."""
+    used = wcswidth(text)
+    used = len(text) if used < 0 else used  # a control character: count code points, as ljust did
+    return text + fill * max(0, width - used)
 
 
 def step_banner(event: StepStarted) -> str:
-    """``== 干活 ======  3/3  <- 接上次 · 第 3 次唤醒``."""
-    head = f"== {event.step} ".ljust(BANNER_WIDTH, "=")
-    line = f"{head}  {event.index + 1}/{event.total}"
+    """``== 干活 ======  3/3  <- 接上次 · 第 3 次唤醒``, its counter in the same column for any name."""
+    line = f"{pad(f'== {event.step} ', BANNER_WIDTH, '=')}  {event.index + 1}/{event.total}"
     if event.resumed:
-        line += f"  <- 接上次 · 第 {event.woke} 次唤醒"
+        line += say("step_resumed", woke=event.woke)
     return line
 
 
 def _handoff_line(e: HandoffEvent) -> str:
     if e.phase == "near":
-        due = f",接近交接线 {human_tokens(e.due_at)}" if e.due_at else ""
-        return f"  ~ 上下文 {human_tokens(e.used or 0)}{due}"
+        due = say("handoff_due", due_at=human_tokens(e.due_at)) if e.due_at else ""
+        return say("handoff_near", used=human_tokens(e.used or 0), due=due)
     if e.phase == "writing":
-        return f"  ~ 上下文满了({human_tokens(e.used or 0)}),正在写交接文档"
-    tag = "(降级)" if e.degraded else ""
-    return f"  ~ 交接完成{tag},新会话接手" + (f":{e.path}" if e.path else "")
+        return say("handoff_writing", used=human_tokens(e.used or 0))
+    tag = say("handoff_degraded") if e.degraded else ""
+    return say("handoff_done", tag=tag) + (say("handoff_path", path=e.path) if e.path else "")
+
+
+def verdict_line(e: VerdictGiven) -> str:
+    """``  verdict #2: not yet  <reason>`` and the failed checks below, the state in words."""
+    state = say(f"state_{e.state}")
+    reason = e.reason or ((e.error or "") if e.state == "unclear" else "")
+    failed = "".join(say("verdict_failed", check=f) for f in e.failed)
+    return say("verdict", round=e.round, state=state, reason=reason).rstrip() + failed
 
 
 def event_line(event: Event) -> str | None:
@@ -75,22 +95,25 @@ def event_line(event: Event) -> str | None:
         case StepStarted():
             return step_banner(event)
         case RetryScheduled():
-            return (f"  ! 模型暂时不可用,第 {event.attempt}/{event.max_attempts} 次失败,"
-                    f"{event.delay_s:.0f}s 后接着同一会话重试")
+            return say("retry", attempt=event.attempt, max_attempts=event.max_attempts,
+                       delay=f"{event.delay_s:.0f}")
         case WaitingOnline():
-            return f"  ! 连不上 {event.host}:{event.port},已等 {event.waited_s:.0f}s,继续等"
+            return say("offline", host=event.host, port=event.port, waited=f"{event.waited_s:.0f}")
+        case WaitingForApi():
+            if event.phase == "back":
+                return say("storm_back")
+            return say("storm", failures=event.failures, error=event.error[:120] or "?",
+                       every=f"{event.every_s:.0f}")
         case HandoffEvent():
             return _handoff_line(event)
         case VerdictGiven():
-            failed = "".join(f"\n    - {f}" for f in event.failed)
-            return f"  判定 #{event.round}: {event.state}  {event.reason}".rstrip() + failed
+            return verdict_line(event)
         case TaskWarning() if event.unverifiable:
-            return (f"  ! 目标里有 {len(event.unverifiable)}/{event.total} 条在这个环境无法验证,"
-                    f"见 {event.path}")
+            return say("unverifiable", count=len(event.unverifiable), total=event.total, path=event.path)
         case Interrupted():
-            return f"  <- 收到:{event.said}"
+            return say("interrupted", said=event.said)
         case AskEvent() if event.phase == "cancelled":
-            return "  (这个问题撤回了:这一步被打断,带着你的话接着做)"
+            return say("ask_cancelled")
     return None
 
 
@@ -105,10 +128,14 @@ class TerminalView:
         if line:
             print(line, file=self.out, flush=True)
 
-    def summary(self, ctx: dict[str, Any], results: list[Any]) -> None:
-        """The last line: achieved or not (and why), and what this process spent on every step,
-        judge rounds and retries included."""
-        cost = sum(r.cost_usd for r in results)
-        state = "达成" if ctx.get("_ok") else "没有达成"
-        why = ctx.get("_aborted") or ctx.get("_failed") or ""
-        print(f"== 结束:{state}{'(' + why + ')' if why else ''} · ${cost:.2f}", file=self.out)
+    def summary(self, ctx: dict[str, Any], results: list[Any], *, rounds: int | None = None) -> None:
+        """The last lines: achieved or not and what this process spent on every step (judge
+        rounds and retries included); when not, why and what to do next."""
+        cost = f"{sum(r.cost_usd for r in results):.2f}"
+        if ctx.get("_ok"):
+            print(say("done_achieved", cost=cost), file=self.out)
+            return
+        print(say("done_not_achieved", cost=cost), file=self.out)
+        why = failure(ctx, rounds=rounds)
+        print(say("why", reason=why.reason), file=self.out)
+        print(say("next", next=why.next), file=self.out, flush=True)

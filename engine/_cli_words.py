@@ -18,10 +18,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
+from engine._cli_texts import say as cli_text
 from engine._events import Event
 from engine._files import write_json_atomic
-from engine._flow.starter import WORK_STEP
 from engine._flow.starter_run import StarterRun
+from engine._lang import other_names, words
 from engine._stores.sqlite import SESSIONS_FILE
 
 log = logging.getLogger(__name__)
@@ -29,17 +30,15 @@ log = logging.getLogger(__name__)
 UNSENT_FILE = "unsent-words.json"
 Where = Literal["coordinator", "held"]
 
-SENT = "  -> 交给干活的协调者:它在下一个消息边界停下,带着这句话接着做"
-HELD = "  -> 记下了:{step}结束后,干活的协调者下一轮一开始就会收到这句话"
-GIVEN = "  -> 交给干活的协调者:{said}"
-RESTORED = "<- 上次 Ctrl-C 后说的话还没交给干活的协调者,这次它一开始就会收到:{said}"
-KEPT = "  ! 这些话还没交给干活的协调者,已记下,下次在这里运行 flower 会先交给它:{said}"
-DROPPED = "  (上次没交出去的话不再交给协调者(--new 重开了一件事):{said})"
+def work_names() -> tuple[str, ...]:
+    """The work step's name in every language, the run's first (a run dir made in one language
+    keeps its labels when the next run speaks the other)."""
+    return other_names(words().WORK_STEP, "WORK_STEP")
 
 
 def is_work(step: str | None) -> bool:
-    """True for the work step's own runs (``干活``, ``干活#round2``), not its judge (``干活·判定#1``)."""
-    return step is not None and (step == WORK_STEP or step.startswith(WORK_STEP + "#"))
+    """True for the work step's own runs (``work``, ``work#round2``), not its judge (``work · judge#1``)."""
+    return step is not None and any(step == w or step.startswith(w + "#") for w in work_names())
 
 
 def running_step(run: StarterRun) -> str | None:
@@ -120,10 +119,10 @@ class Words:
         left = [w for w in left if w not in arrived]
         self._news = []
         if left and new:
-            self._news.append(DROPPED.format(said=" / ".join(left)))
+            self._news.append(cli_text("dropped", said=" / ".join(left)))
             left = []
         elif left:
-            self._news.append(RESTORED.format(said=" / ".join(left)))
+            self._news.append(cli_text("restored", said=" / ".join(left)))
         self.held, self.unsent = list(left), list(left)
 
     def say(self, run: StarterRun, said: str) -> Where:
@@ -132,10 +131,10 @@ class Words:
         self._save()  # before the screen says so: a Ctrl-C right after must not lose it
         step, rt = running_step(run), run.runtime
         if is_work(step) and rt is not None and rt.interrupt(said):
-            self._say(SENT)
+            self._say(cli_text("sent"))
             return "coordinator"
         self.held.append(said)
-        self._say(HELD.format(step=step or "这一步"))
+        self._say(cli_text("held", step=step or cli_text("this_step")))
         return "held"
 
     def on_event(self, run: StarterRun, event: Event) -> None:
@@ -149,7 +148,7 @@ class Words:
             return
         self.sessions.add(getattr(event, "session_id", ""))
         if self.held and run.runtime is not None and run.runtime.interrupt("\n".join(self.held)):
-            self._say(GIVEN.format(said=" / ".join(self.held)))
+            self._say(cli_text("given", said=" / ".join(self.held)))
             self.held.clear()
 
     def take_held(self) -> list[str]:
@@ -168,4 +167,4 @@ class Words:
     def report_kept(self) -> None:
         """Say which words stay on disk for the next run, if any."""
         if self.unsent:
-            self._say(KEPT.format(said=" / ".join(self.unsent)))
+            self._say(cli_text("kept", said=" / ".join(self.unsent)))

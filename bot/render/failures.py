@@ -7,22 +7,16 @@ no credit, an unknown model, no Claude Code) get their fix; anything else shows 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from bot.render import texts
 from bot.render.split import clip
+from engine import fatal_cause
 
 __all__ = ["failure_reason"]
 
-_CAUSES = (  # (pattern on "<kind> <error>", the sentence), the first that matches wins
-    (re.compile(r"authentication|\b401\b|invalid (x-)?api[ -]?key|oauth token", re.I), texts.FAILED_AUTH),
-    (re.compile(r"billing|credit balance|insufficient[ _-]quota", re.I), texts.FAILED_BILLING),
-    (re.compile(r"\b403\b|forbidden|permission[ _-]denied", re.I), texts.FAILED_FORBIDDEN),
-    (re.compile(r"model.{0,60}(not[ _-]found|does not exist|unknown|invalid)|not_found_error|"
-                r"(unknown|invalid) model", re.I), texts.FAILED_MODEL),
-    (re.compile(r"CLINotFound|Claude Code (CLI )?not found|CLIConnectionError", re.I), texts.FAILED_CLI),
-)
+_SAID = {"auth": texts.FAILED_AUTH, "billing": texts.FAILED_BILLING, "forbidden": texts.FAILED_FORBIDDEN,
+         "model": texts.FAILED_MODEL, "cli": texts.FAILED_CLI}
 
 
 def failure_reason(ctx: dict[str, Any]) -> str:
@@ -39,7 +33,5 @@ def failure_reason(ctx: dict[str, Any]) -> str:
     if result.ok or not (result.error or result.error_kind):
         return texts.ROUNDS_RAN_OUT  # the step ran, its gate (the judge) never passed it
     detail = clip(" ".join(f"{result.error_kind or ''} {result.error or ''}".split()), 300)
-    for pattern, sentence in _CAUSES:
-        if pattern.search(detail):
-            return sentence.format(step=step, detail=detail)
-    return texts.FAILED_STEP.format(step=step, detail=detail)
+    cause = fatal_cause(detail)
+    return (_SAID[cause] if cause else texts.FAILED_STEP).format(step=step, detail=detail)

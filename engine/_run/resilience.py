@@ -20,6 +20,7 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 FailureKind = Literal["transient", "fatal", "unknown"]
+FatalCause = Literal["auth", "billing", "forbidden", "model", "cli"]
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 
@@ -42,6 +43,23 @@ _TRANSIENT = re.compile(
     r"stream (?:ended|closed|error)|premature|terminated|dns",
     re.IGNORECASE,
 )
+
+
+# Which fatal cause an error names, so a front end can say the fix; the first that matches wins.
+_CAUSES: tuple[tuple[re.Pattern[str], FatalCause], ...] = (
+    (re.compile(r"authentication|\b401\b|invalid (x-)?api[ -]?key|oauth token", re.I), "auth"),
+    (re.compile(r"billing|credit balance|insufficient[ _-]quota", re.I), "billing"),
+    (re.compile(r"\b403\b|forbidden|permission[ _-]denied", re.I), "forbidden"),
+    (re.compile(r"model.{0,60}(not[ _-]found|does not exist|unknown|invalid)|not_found_error|"
+                r"(unknown|invalid) model", re.I), "model"),
+    (re.compile(r"CLINotFound|Claude Code (CLI )?not found|CLIConnectionError", re.I), "cli"),
+)
+
+
+def fatal_cause(text: str) -> FatalCause | None:
+    """The cause an error text (``failure_text``) names: a refused key, no credit, no access, an
+    unknown model, no Claude Code; None for anything else."""
+    return next((cause for pattern, cause in _CAUSES if pattern.search(text or "")), None)
 
 
 def failure_text(error: str | None, kind: str | None) -> str:
