@@ -27,7 +27,7 @@ from engine._human.texts import (  # noqa: F401  (re-exported: tests and front e
     span,
 )
 from engine._events import AskEvent, AskPhase, OnEvent, emit
-from engine._human.qa_log import answer_entry, parked_entry, question_entry
+from engine._human.qa_log import answer_entry, numbered, parked_entry, question_entry
 from engine._human.transports import Answer, AnswerState, Question, Transport, question_key
 from engine._errors import FlowerError
 
@@ -124,10 +124,11 @@ class HumanChannel:
         if self.exhausted:
             return Answer("nobody", f"max_asks={self.max_asks} reached: no more questions may be asked in this run.")
         self.asks += 1
-        n = self.asks
         wait = self.timeout_s if timeout_s is None else timeout_s
         q = Question(text, tuple(options), default, wait, asked_by=asked_by)
-        self._append_log(question_entry(n, q))
+        n, logged = numbered(self._read_log(), q)
+        if not logged:
+            self._append_log(question_entry(n, q))
         self._emit(n, q, None, "asked")
         try:
             answer, note = await self._wait(q, wait)
@@ -179,6 +180,12 @@ class HumanChannel:
             key=q.key, n=n))
 
     # -- the Q&A log ----------------------------------------------------------------------
+
+    def _read_log(self) -> str:
+        try:
+            return Path(self.log_path).read_text(encoding="utf-8") if self.log_path is not None else ""
+        except FileNotFoundError:
+            return ""
 
     def _append_log(self, text: str) -> None:
         if self.log_path is None:

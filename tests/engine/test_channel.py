@@ -499,3 +499,21 @@ async def test_scripted_misuse_is_reported() -> None:
         ScriptedTransport("just a string")  # type: ignore[arg-type]
     with pytest.raises(TransportError, match="no question arrived within 0.01s"):
         await ScriptedTransport().next_question(timeout=0.01)
+
+
+async def test_the_qa_log_numbers_each_question_once_across_a_restart(tmp_path):
+    """A run stopped while its question waits, restarted, asks it again: still one Q1, then Q2."""
+    log = tmp_path / "qa.md"
+    first = HumanChannel(transport=ScriptedTransport([]), log_path=log, timeout_s=None)
+    waiting = asyncio.create_task(first.ask("Which language?", options=["Python", "Go"]))
+    await asyncio.sleep(0)
+    while "### Q1" not in (log.read_text() if log.exists() else ""):
+        await asyncio.sleep(0.01)
+    waiting.cancel()  # the bot stopped: the question is closed as cancelled in the log
+    await asyncio.gather(waiting, return_exceptions=True)
+    again = HumanChannel(transport=ScriptedTransport(["Python", "yes"], by="bob"), log_path=log, timeout_s=None)
+    assert (await again.ask("Which language?", options=["Python", "Go"])).text == "Python"
+    assert (await again.ask("Tests too?")).text == "yes"
+    text = log.read_text()
+    assert re.findall(r"^### Q(\d+)", text, re.MULTILINE) == ["1", "2"]
+    assert text.count("Which language?") == 1 and "**A**: Python" in text
