@@ -60,6 +60,8 @@ class AssistantStatus:
             log.debug("assistant.threads.setStatus in %s/%s got no answer: %s", key.channel, key.thread_ts, exc)
         except SlackApiError as exc:
             self._refused(ThreadKey(*key), error_code(exc) or f"HTTP {exc.response.status_code}")
+        except Exception as exc:  # e.g. the client closing under a shutdown: a status line is never worth a run
+            log.debug("assistant.threads.setStatus in %s/%s failed: %r", key.channel, key.thread_ts, exc)
         return False
 
     async def clear(self, key: ThreadKey) -> bool:
