@@ -21,6 +21,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Config
 from bot.render import controls, deadline as render_deadline, messages as render, repo as render_repo, texts
+from bot.render.feedback import with_feedback
 from bot.render.failures import failure_reason
 from bot.repos.git import RepoError, remotes
 from bot.repos.threads import open_for_thread, thread_run, worktree_git
@@ -28,6 +29,7 @@ from bot.repos.worktrees import summary as repo_summary
 from bot.runs.outcome import Failed, Finished, Outcome, Parked, ShutDown, Stopped, state_after
 from bot.runs.start_gate import START_AT_ONCE
 from bot.runs.status_feed import StatusFeed
+from bot.runs.surfaces import Surfaces
 from bot.runs.threads import folder_name, run_dir
 from bot.runs.transport import Answers, SlackTransport
 from bot.sandbox import thread_sandbox
@@ -119,19 +121,23 @@ class Runner:
         run.feed = feed = StatusFeed(key, store=self.store, client=self.client, outbox=self.outbox,
                                      every_s=self.options.status_every_s)
         events: asyncio.Queue[Event | None] = asyncio.Queue()
+        surfaces = Surfaces(key, store=self.store, client=self.client, outbox=self.outbox, goal_path=starter.paths.goal)
 
         def on_event(event: Event) -> None:
             if event.kind == "session":
                 started()  # the CLI is up: another run may start its own
             events.put_nowait(event)
+            surfaces.put(event)
 
         await feed.open(run.status_ts)
         shower = asyncio.create_task(feed.follow(events))
+        surfaces.start()
         try:
             ctx = await starter.run(ask, new=new, words=run.words, on_event=on_event)
         finally:
             events.put_nowait(None)
             await asyncio.shield(shower)
+            await asyncio.shield(surfaces.close())
         return Finished(bool(ctx.get("_ok")), ctx)
 
     async def conclude(self, key: ThreadKey, run: Run, outcome: Outcome) -> None:
@@ -150,7 +156,7 @@ class Runner:
             if not outcome.ok:
                 log.warning("run in %s ended without its goal: %s", name, failure_reason(outcome.ctx))
             status_ts = feed.ts if feed is not None else None
-            summary = _summary(outcome.ctx, run.workspace)
+            summary = with_feedback(_summary(outcome.ctx, run.workspace), key)
             await self.outbox.send(key, "summary", f"summary:{name}:{status_ts}", summary["text"], summary["blocks"])
             if outcome.ok and run.bound is not None:
                 await self._post_branch(key, run.bound[0].path, run.bound[1], status_ts)

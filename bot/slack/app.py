@@ -29,6 +29,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.config import Config
 from bot.render import messages as render
 from bot.render import repo as render_repo
+from bot.render.feedback import FEEDBACK_ACTION
+from bot.slack.feedback import FeedbackClicks, names_feedback
 from bot.slack.intake import Intake
 from bot.slack.malformed import problem
 from bot.slack.middleware import Gate
@@ -87,6 +89,12 @@ def build_app(config: Config, client: AsyncWebClient, intake: Intake, gate: Gate
     async def on_diff(ack, context) -> None:
         await ack()
         await intake.repo.click(context["thread"], context.user_id, context.channel_id, action=render_repo.DIFF_ACTION)
+
+    feedback = FeedbackClicks(store=gate.store, client=client)
+
+    @app.action(FEEDBACK_ACTION, middleware=[names_feedback, gate.allow_list])
+    async def on_feedback(ack, context) -> None:
+        await feedback.click(context, ack)  # acks once recorded
 
     @app.error
     async def on_error(error: Exception, body: dict) -> None:

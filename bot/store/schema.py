@@ -1,9 +1,12 @@
 """The bot's database file (``bot.db`` under FLOWER_HOME): its tables, and how it is opened.
 
-Five tables: ``threads`` (a Slack thread -> its workspace and run state), ``events`` and
+The tables: ``threads`` (a Slack thread -> its workspace and run state), ``events`` and
 ``messages`` (ids already handled: Slack redelivers for hours, and one mention arrives twice),
-``questions`` (asks that must survive a restart), ``outbox`` (each notice posted once) and
-``inbox`` (words said to a running thread, not yet taken by the run).
+``questions`` (asks that must survive a restart), ``outbox`` (each notice posted once),
+``inbox`` (words said to a running thread, not yet taken by the run), ``plans`` (the message
+showing a goal's checklist, edited after each verdict) and ``feedback`` (the 👍 / 👎 people gave
+a run's result). A table added later is created by the same idempotent script when an older
+file is opened; the version moves only when a change is one an older bot cannot read.
 """
 
 from __future__ import annotations
@@ -94,6 +97,25 @@ CREATE TABLE IF NOT EXISTS inbox (
     UNIQUE (channel, ts)
 );
 CREATE INDEX IF NOT EXISTS inbox_by_thread ON inbox (team, channel, thread_ts, drained_at);
+CREATE TABLE IF NOT EXISTS plans (
+    team TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    thread_ts TEXT NOT NULL,
+    goal_digest TEXT NOT NULL,
+    message_ts TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (team, channel, thread_ts, goal_digest)
+);
+CREATE TABLE IF NOT EXISTS feedback (
+    team TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    thread_ts TEXT NOT NULL,
+    message_ts TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    sentiment TEXT NOT NULL CHECK (sentiment IN ('positive', 'negative')),
+    at REAL NOT NULL,
+    PRIMARY KEY (team, channel, thread_ts, message_ts, user_id)
+);
 """
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Literal, TypeVar
 
 from aiohttp import web
 
@@ -145,6 +145,10 @@ class FakeSlack(Interactions):
         found = self.store.get(self._channel(channel).id, ts)
         return None if found is None else self.store.to_api(found)
 
+    def status_of(self, channel: str, thread_ts: str) -> str | None:
+        """The assistant status line under the thread now ("" once cleared), or None if never set."""
+        return self.methods.statuses.get((self._channel(channel).id, thread_ts))
+
     @property
     def ephemerals(self) -> list[dict]:
         """Ephemeral messages posted (chat.postEphemeral, response_url): channel, user, ts, text, blocks."""
@@ -232,10 +236,13 @@ class FakeSlack(Interactions):
         *,
         user: str | None = None,
         value: str | None = None,
+        feedback: Literal["positive", "negative"] = "positive",
         timeout: float = DEFAULT_TIMEOUT,
     ) -> str:
-        """Push a block_actions click on an existing button (interactive envelope); return the envelope_id."""
-        payload = self.click_payload(channel, message_ts, action_id, user=user, value=value)
+        """Push a block_actions click on an existing button (interactive envelope); return the envelope_id.
+
+        On feedback buttons, `feedback` says which one (see `click_payload`)."""
+        payload = self.click_payload(channel, message_ts, action_id, user=user, value=value, feedback=feedback)
         return await self.socket.send("interactive", payload, timeout=timeout)
 
     async def slash_command(

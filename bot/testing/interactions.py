@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from typing import Callable
+from typing import Callable, Literal
 
 from bot.testing import payloads
 from bot.testing.actors import Actors
@@ -25,12 +25,14 @@ class Interactions(Actors):
         return f"{self.store.next_id('')[1:]}.{uuid.uuid4().hex[:12]}"
 
     def click_payload(
-        self, channel: str, message_ts: str, action_id: str, *, user: str | None = None, value: str | None = None
+        self, channel: str, message_ts: str, action_id: str, *, user: str | None = None, value: str | None = None,
+        feedback: Literal["positive", "negative"] = "positive",
     ) -> dict:
         """The block_actions payload of `user` clicking the button `action_id` on the message at `message_ts`.
 
         The button must exist on that message (as a person can click only what is shown); `value`
-        overrides the button's own value, to forge a click.
+        overrides the button's own value, to forge a click. On `feedback_buttons`, `feedback` says
+        which of the two is clicked (the action carries that button's text and value).
         """
         where = self._channel(channel)
         message = self._existing(where, message_ts)
@@ -39,6 +41,10 @@ class Interactions(Actors):
             ids = [e.get("action_id") for _, e in _elements(message.blocks or [])]
             raise FakeSlackError(f"no button {action_id!r} on message {message_ts} in {where.id}; it has {ids}")
         who = self.workspace.user(self._user(user))
+        if element.get("type") == "feedback_buttons":
+            button = element[f"{feedback}_button"]
+            element = {"type": "feedback_buttons", "action_id": action_id, "text": button.get("text"),
+                       "value": button.get("value")}
         action = element | {"block_id": block.get("block_id")} | ({} if value is None else {"value": value})
         return payloads.block_actions(
             self.workspace,
@@ -62,12 +68,13 @@ class Interactions(Actors):
 
 
 def _elements(blocks: list) -> list[tuple[dict, dict]]:
-    """(block, element) for every interactive element: actions elements and section accessories."""
+    """(block, element) for every interactive element: actions and context_actions elements, and
+    section accessories."""
     found = []
     for block in blocks:
         if not isinstance(block, dict):
             continue
-        if block.get("type") == "actions":
+        if block.get("type") in ("actions", "context_actions"):
             found.extend((block, element) for element in block.get("elements") or [] if isinstance(element, dict))
         if isinstance(block.get("accessory"), dict):
             found.append((block, block["accessory"]))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from bot.testing.agent_blocks import AGENT_BLOCKS, agent_block_problems
+
 MAX_TEXT = 40_000  # chat.postMessage: longer text is msg_too_long
 MAX_BLOCKS = 50  # per message (modals and Home tabs allow 100)
 MAX_SECTION_TEXT = 3_000
@@ -18,7 +20,8 @@ MAX_CONTEXT_ELEMENTS = 10
 MAX_ACTIONS_ELEMENTS = 25
 MAX_MARKDOWN_BLOCK_TEXT = 12_000
 KNOWN_BLOCKS = {
-    "section", "divider", "header", "context", "actions", "image", "rich_text", "input", "file", "video", "markdown"
+    "section", "divider", "header", "context", "actions", "image", "rich_text", "input", "file", "video", "markdown",
+    *AGENT_BLOCKS,
 }  # fmt: skip
 
 
@@ -86,7 +89,9 @@ def block_problems(blocks: object) -> list[str]:
 def _block_problems(block: dict, where: str) -> list[str]:
     problems: list[str] = []
     kind = block["type"]
-    if kind == "section":
+    if kind in AGENT_BLOCKS:
+        problems.extend(agent_block_problems(block, where))
+    elif kind == "section":
         if "text" not in block and "fields" not in block:
             problems.append(f"must provide text or fields [json-pointer:{where}]")
         _text_object(problems, block.get("text"), MAX_SECTION_TEXT, f"{where}/text")

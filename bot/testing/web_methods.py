@@ -22,6 +22,7 @@ class WebMethods:
         self.ephemerals: list[dict] = []  # chat.postEphemeral messages: seen by one person, never in history
         self.refused_tokens: dict[str, str] = {}  # token -> the error every call with it answers (revoked...)
         self.refused_posts: dict[str, str] = {}  # channel id -> the error chat.postMessage there answers
+        self.statuses: dict[tuple[str, str], str] = {}  # (channel, thread_ts) -> the status line shown ("" cleared)
         self._handlers: dict[str, Callable[[dict], dict]] = {
             "auth.test": self._auth_test,
             "apps.connections.open": lambda a: {"ok": True, "url": self._socket_url()},
@@ -32,6 +33,7 @@ class WebMethods:
             "chat.getPermalink": self._permalink,
             "reactions.add": self._reaction_add,
             "reactions.remove": self._reaction_remove,
+            "assistant.threads.setStatus": self._set_status,
             "conversations.replies": self._replies,
             "conversations.history": self._history,
             "conversations.info": lambda a: {"ok": True, "channel": self._channel(a, "channel").to_api()},
@@ -117,6 +119,8 @@ class WebMethods:
                 reply_broadcast=str(args.get("reply_broadcast")).lower() in ("true", "1"),
             )
         )
+        if message.thread_ts and (channel.id, message.thread_ts) in self.statuses:
+            self.statuses[(channel.id, message.thread_ts)] = ""  # Slack clears the status when the app replies
         return {"ok": True, "channel": channel.id, "ts": message.ts, "message": self.store.to_api(message)}
 
     def _update(self, args: dict) -> dict:
@@ -185,6 +189,21 @@ class WebMethods:
         message.reactions = {name: who for name, who in message.reactions.items() if who}
         return {"ok": True}
 
+    def _set_status(self, args: dict) -> dict:
+        """assistant.threads.setStatus: the "<app> is working…" line under a thread (Slack clears it
+        when the app replies there, or after ~2 minutes; the fake keeps the last one set)."""
+        channel = self._channel(args, "channel_id")
+        thread_ts = str(args.get("thread_ts") or "")
+        if self.store.get(channel.id, thread_ts) is None:
+            raise ApiError("invalid_thread_ts")
+        status, loading = args.get("status"), parse_json_field(args.get("loading_messages"), name="loading_messages")
+        if not isinstance(status, str):
+            raise ApiError("invalid_arguments", _said("missing required field: status"))
+        if loading is not None and (not isinstance(loading, list) or len(loading) > 10):
+            raise ApiError("invalid_arguments", _said("loading_messages: no more than 10 items allowed"))
+        self.statuses[(channel.id, thread_ts)] = status
+        return {"ok": True}
+
     def _replies(self, args: dict) -> dict:
         channel = self._channel(args, "channel")
         thread = self.store.thread(channel.id, str(args.get("ts") or ""))
@@ -250,6 +269,11 @@ class WebMethods:
         if not isinstance(view, dict) or len(view.get("blocks") or []) > 100:
             raise ApiError("invalid_arguments")
         return {"ok": True, "view": {"id": self.store.next_id("V"), "team_id": self.ws.team_id, **view}}
+
+
+def _said(message: str) -> dict:
+    """The ``response_metadata`` Slack adds to an ``invalid_arguments`` answer."""
+    return {"response_metadata": {"messages": [f"[ERROR] {message}"]}}
 
 
 def _page(items: list[dict], args: dict, *, default_limit: int) -> dict:
