@@ -44,7 +44,7 @@ RESTART_OPEN_QUESTION = " The question above is still open and takes an answer: 
 
 RUN_QUEUED_BEHIND = ":hourglass: Queued: {place} run(s) ahead of this one. It starts by itself."
 RUN_RESTARTED_CONFIRMING = ":arrows_counterclockwise: The bot restarted; confirming the requirement again."
-RUN_RESTARTED_GOING_ON = ":arrows_counterclockwise: The bot restarted; going on where the run stopped."
+RUN_RESTARTED_GOING_ON = ":arrows_counterclockwise: The bot restarted."  # the wake banner says the rest
 RUN_STOPPED = ":black_square_for_stop: Stopped. Reply here to continue, or `/new` to start over."
 RUN_FAILED = Sentence(":x: The run failed: {reason}")
 RUN_REPO_FAILED = Sentence(":x: The thread's repository could not be prepared: {reason}")
