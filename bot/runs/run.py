@@ -121,7 +121,7 @@ class Runner:
         starter = thread_run(ws, env=self.config.agent_env, transport=transport, park=run.park,
                              runtime=runtime, language=self.config.language,
                              flow={"timeout_s": self.config.question_wait_s, **self.options.flow})
-        if new:  # archived here, not by the engine, so the thread hears where the last run went
+        if new and _has_history(starter.wake_state()):  # archived here, so the thread hears where it went
             archived = await asyncio.to_thread(starter.archive)
             await asyncio.to_thread(tally.reset, rd)
             await self.outbox.send(key, "archived", f"archived:{folder_name(key)}:{archived.name}",
@@ -236,3 +236,8 @@ class Runner:
             shown = render.closed_question_message(q.text, closed, asked_by=q.asked_by)
             await edit(self.client, q.thread.channel, q.message_ts, shown["text"], shown["blocks"])
         await self.outbox.send(q.thread, "timeout", f"timeout:{folder_name(q.thread)}:{q.id}", said)
+
+
+def _has_history(state: dict[str, Any]) -> bool:
+    """Something for ``/new`` to archive: a brief, a goal or a lineage (an empty archive says nothing)."""
+    return state.get("brief") is not None or state.get("goal") is not None or bool(state.get("woke"))
