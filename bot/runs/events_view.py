@@ -13,8 +13,17 @@ import time
 from dataclasses import dataclass, field
 
 from bot.render.messages import Payload, StatusState, event_notice, status_message, verdict_message
-from engine import LANGUAGES, AskEvent, Event, ResultReported, SessionStarted, StepStarted, TurnEnded, VerdictGiven, \
-    WaitingForApi
+from engine import (
+    LANGUAGES,
+    AskEvent,
+    Event,
+    ResultReported,
+    SessionStarted,
+    StepStarted,
+    TurnEnded,
+    VerdictGiven,
+    WaitingForApi,
+)
 from engine._lang import words
 
 WORK_STEPS = frozenset(words(lang).WORK_STEP for lang in LANGUAGES)

@@ -12,7 +12,7 @@ from bot.render.notices import cost
 from bot.runs import tally
 from bot.runs.threads import run_dir
 from bot.store.bot_store import ThreadKey
-from engine import LANGUAGES
+from engine import LANGUAGES, starter_paths
 from engine._lang import words
 from engine.testing import hold, prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE, WORKER
@@ -172,7 +172,6 @@ async def test_new_with_a_request_says_where_the_last_run_went(make_bot, slack_e
     mark = slack.mark()
     await slack.send_event(slack.user_message(CHANNEL, "/new write goodbye.py", thread_ts=thread))
     notice = await posted(slack, thread, "Archived the last run", after=mark)
-    from engine import starter_paths
     [archived] = list(starter_paths(workspace(tmp_path, thread)).archive.iterdir())
     assert str(archived) in notice.body["text"] and (archived / "需求.md").exists()
     await posted(slack, thread, "Done", after=mark)
