@@ -23,11 +23,13 @@ from bot.render.block_kit import (
     section,
 )
 from bot.render.notices import (
+    archived_notice,
     cost,
     duration,
     event_notice,
     handoff_notice,
     offline_notice,
+    restarted_notice,
     retry_notice,
     verdict_message,
     wake_banner,
@@ -35,10 +37,11 @@ from bot.render.notices import (
 from bot.render import texts
 from bot.render.split import clip, escape, utf16_len
 from bot.store.records import ACTIVE_STATES as ACTIVE, ThreadState
-from engine import human_tokens
+from engine import CheckState, human_tokens
 
 __all__ = [
     "ANSWER_PREFIX",
+    "archived_notice",
     "NEW_ACTION",
     "STOP_ACTION",
     "Payload",
@@ -52,6 +55,7 @@ __all__ = [
     "parse_answer_value",
     "question_message",
     "refusal",
+    "restarted_notice",
     "retry_notice",
     "stale_click_note",
     "started_message",
@@ -64,10 +68,12 @@ __all__ = [
 ANSWER_PREFIX = "flower_answer:"  # + the option's index: one action id per button of a question
 STOP_ACTION = "flower_stop"
 NEW_ACTION = "flower_new"
+MAX_REPORT_BLOCKS = 6  # the coordinator's report in the final message: ~18,000 characters, then cut
 MAX_OPTIONS = 3 * MAX_ACTIONS_ELEMENTS  # more would bury the question; the rest can be typed
 StatusState = ThreadState | Literal["waiting_api"]  # the thread's state, or a run waiting out API errors
 LIVE: tuple[str, ...] = (*ACTIVE, "waiting_api")  # the states whose status message has Stop / Start over
 _USER_ID = re.compile(r"[UW][A-Z0-9]{2,}")
+_LINK_UNSAFE = re.compile(r"[<>|\s]")  # a permalink inside <url|label> must not close it early
 
 
 def mention(user: str | None) -> str:
@@ -157,10 +163,14 @@ def status_message(
     state: StatusState = "running",
     workspace: str = "",
     thread: str = "",
+    question_link: str = "",
+    reason: str = "",
 ) -> Payload:
-    """The one status message of a run, edited in place: step, round, context, cost, elapsed.
+    """The one status message of a run, edited in place: state, step, round, context, cost, elapsed.
 
-    While queued, running or waiting it has Stop (``flower_stop``) and Start over
+    ``round`` is shown only when given (the work step's); while ``waiting`` the line points at
+    the question (``question_link``, a Slack permalink); a failed run's ``reason`` follows the
+    line. While queued, running or waiting it has Stop (``flower_stop``) and Start over
     (``flower_new``) buttons, whose value is ``thread`` (what they act on; survives a restart);
     once finished, none.
     """
@@ -170,7 +180,13 @@ def status_message(
     if context_tokens:
         parts.append(texts.STATUS_CONTEXT.format(tokens=human_tokens(context_tokens)))
     parts += [cost(cost_usd), duration(elapsed_s)]
-    line = f"{texts.STATUS_STATE.get(state, escape(state))} · " + " · ".join(parts)
+    head = texts.STATUS_STATE.get(state, escape(state))
+    link = _LINK_UNSAFE.sub("", question_link)
+    if state == "waiting" and link:
+        head += texts.STATUS_QUESTION_LINK.format(link=link)
+    line = f"{head} · " + " · ".join(parts)
+    if reason.strip():
+        line += "\n" + texts.STATUS_REASON.format(reason=escape(clip(" ".join(reason.split()), 500)))
     blocks: list[dict[str, Any]] = [section(line)]
     if workspace:
         blocks.append(context(texts.WORKSPACE.format(path=escape(clip(workspace, 500)))))
@@ -192,18 +208,45 @@ def started_message(workspace_path: str, queued_position: int | None = None, *, 
 
 
 def summary_message(
-    ok: bool, cost_usd: float, rounds: int | None, workspace: str, reason: str = "", *, elapsed_s: float | None = None
+    ok: bool, cost_usd: float, rounds: int | None, workspace: str, reason: str = "", *,
+    elapsed_s: float | None = None, report: str = "", judged: str = "", checks: Sequence[CheckState] = (),
+    branch: str = "",
 ) -> Payload:
-    """The last word of a run: achieved or not (with the engine's ``reason``), cost, rounds, where."""
+    """The last word of a run, for a reviewer: achieved or not (with the engine's ``reason``), what
+    was done (the coordinator's ``report``), how it was checked (the judge's ``judged`` reason and
+    each check's state), what is left (the failing checks), then rounds, elapsed, cost, the branch
+    of a bound channel and the workspace.
+
+    The engine's texts are escaped and cut to fit (``MAX_REPORT_BLOCKS`` for the report); the
+    payload keeps blocks free below Slack's 50 for blocks appended after these.
+    """
     head = texts.SUMMARY_ACHIEVED if ok else texts.SUMMARY_NOT_ACHIEVED
-    facts = [cost(cost_usd)]
+    blocks = blocks_for(reason, lead=head + "\n", max_blocks=2) if reason.strip() else [section(head)]
+    if report.strip():
+        blocks += blocks_for(report.strip(), lead=texts.SUMMARY_DONE_HEAD + "\n", max_blocks=MAX_REPORT_BLOCKS)
+    shown = [texts.CHECK_LINE.format(mark=texts.CHECK_MARK.get(c.state, "•"), n=c.number,
+                                     text=escape(clip(c.text, 300)), note=texts.CHECK_NOTE.get(c.state, ""))
+             for c in checks]
+    if judged.strip() or shown:
+        blocks.append(section(texts.SUMMARY_CHECKED_HEAD + "".join("\n" + line for line in shown)))
+        if judged.strip():
+            blocks += blocks_for(judged.strip(), lead=texts.SUMMARY_JUDGE_SAID, max_blocks=3)
+    left = [line for c, line in zip(checks, shown) if c.state == "failing"]
+    if left:
+        blocks.append(section(clip(texts.SUMMARY_LEFT_HEAD + "\n" + "\n".join(left), MAX_SECTION_TEXT)))
+    facts = []
     if rounds:
         facts.append(texts.ROUNDS[rounds != 1].format(n=rounds))
     if elapsed_s is not None:
         facts.append(duration(elapsed_s))
-    blocks = blocks_for(reason, lead=head + "\n", max_blocks=MAX_BLOCKS - 2) if reason.strip() else [section(head)]
-    blocks.append(context(" · ".join(facts), texts.WORKSPACE.format(path=escape(clip(workspace, 500)))))
-    plain = head.replace("*", "") + (f" {reason}" if reason.strip() else "") + " " + " · ".join(facts)
+    facts.append(cost(cost_usd))
+    notes = [" · ".join(facts)]
+    if branch:
+        notes.append(texts.SUMMARY_BRANCH.format(branch=escape(clip(branch, 200))))
+    notes.append(texts.WORKSPACE.format(path=escape(clip(workspace, 500))))
+    blocks.append(context(*notes))
+    plain = " ".join(p for p in (head.replace("*", ""), reason.strip(), " · ".join(facts),
+                                 clip(" ".join(report.split()), 1000)) if p)
     return {"text": fallback(plain), "blocks": blocks}
 
 

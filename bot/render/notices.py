@@ -25,11 +25,13 @@ from engine import (
 )
 
 __all__ = [
+    "archived_notice",
     "cost",
     "duration",
     "event_notice",
     "handoff_notice",
     "offline_notice",
+    "restarted_notice",
     "retry_notice",
     "storm_notice",
     "unverifiable_notice",
@@ -65,26 +67,44 @@ def _notice(head: str, body: str = "", *, note: str = "") -> Payload:
 
 
 def wake_banner(
-    workspace: str, *, woke: int, checks: int = 0, context_tokens: int | None = None,
+    workspace: str, *, follow_up: int = 0, checks: int = 0, context_tokens: int | None = None,
     steps: Sequence[str] = (), said: str = "",
 ) -> Payload:
-    """Picking up an earlier run: requirement confirmed · goal with N checks · work context · wake #.
+    """Picking up an earlier run: requirement confirmed · the goal · work context · follow-up #.
 
-    ``woke`` counts earlier wakes (the lineage's count), so this is wake ``woke + 1``; ``said`` is
-    what the person wrote to restart it, quoted.
+    ``said`` is what the person wrote to wake it (quoted): the engine then sets the goal again
+    from it, so the old goal's ``checks`` are not described as the ones to be judged.
+    ``follow_up`` numbers the follow-ups of the thread from 1; 0 means the run is picked up
+    without new words (a restart, an answer to a parked question), and says so.
     """
     parts = [texts.WAKE_CONFIRMED]
-    if checks:
+    if said.strip():
+        parts.append(texts.WAKE_REGOAL)
+    elif checks:
         parts.append(texts.WAKE_CHECKS[checks != 1].format(n=checks))
     if context_tokens:
         parts.append(texts.WAKE_CONTEXT.format(tokens=human_tokens(context_tokens)))
-    parts.append(texts.WAKE_NUMBER.format(n=woke + 1))
+    parts.append(texts.WAKE_FOLLOW_UP.format(n=follow_up) if follow_up else texts.WAKE_PICKED_UP)
     head = texts.WAKE_HEAD.format(facts=" · ".join(parts))
     notes = [texts.WORKSPACE.format(path=escape(clip(workspace, 500)))]
     if steps:
         notes.append(texts.WAKE_RESUMING.format(steps=", ".join(escape(clip(s, 80)) for s in steps)))
     body = "\n".join("> " + line for line in said.splitlines() if line.strip()) if said.strip() else ""
     return _notice(head, body, note=" · ".join(notes))
+
+
+def archived_notice(path: str) -> Payload:
+    """``/new <request>``: the last run was archived in ``path``, and the new request starts fresh."""
+    return {"text": texts.ARCHIVED_NEW.format(path=escape(clip(path, 500)))}
+
+
+def restarted_notice(confirming: bool, open_question: str = "") -> Payload:
+    """The bot restarted under a run: it confirms the requirement again (``confirming``) or goes on,
+    and the question above that still takes an answer (``open_question``, cut) is named."""
+    text = texts.RUN_RESTARTED_CONFIRMING if confirming else texts.RUN_RESTARTED_GOING_ON
+    if open_question.strip():
+        text += texts.RESTART_OPEN_QUESTION.format(question=escape(clip(" ".join(open_question.split()), 200)))
+    return {"text": text}
 
 
 def verdict_message(state: str, reason: str = "", failed: Sequence[str] = (), round: int | None = None) -> Payload:

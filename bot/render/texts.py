@@ -29,11 +29,22 @@ QUEUED = ("🕒 *Queued* — number {position} in line. It starts when a running
 SUMMARY_ACHIEVED = "🌸 *Done: the goal is achieved.*"
 SUMMARY_NOT_ACHIEVED = "❌ *Ended without achieving the goal.*"
 ROUNDS = ("{n} round", "{n} rounds")
+SUMMARY_DONE_HEAD = "*What was done*"  # the coordinator's own report follows
+SUMMARY_CHECKED_HEAD = "*How it was checked*"  # each check of the goal with its state follows
+SUMMARY_JUDGE_SAID = "_The judge:_ "  # before the judge's reason
+SUMMARY_LEFT_HEAD = "*What is left*"  # the checks still failing
+SUMMARY_BRANCH = "Branch `{branch}`"
+CHECK_LINE = "{mark} {n}. {text}{note}"  # one check of the goal with its state
+CHECK_MARK = {"passed": "✅", "failing": "❌", "pending": "⬜", "unverifiable": "⚠️"}
+CHECK_NOTE = {"passed": "", "failing": "", "pending": " _(not judged)_", "unverifiable": " _(can't be verified here)_"}
+ARCHIVED_NEW = ":recycle: Archived the last run in `{path}`; starting on the new request."
+RESTART_OPEN_QUESTION = " The question above is still open and takes an answer: _{question}_"
 
 # -- How a run ended or waits, said in its thread (bot.runs) ----------------------------------
 
 RUN_QUEUED_BEHIND = ":hourglass: Queued: {place} run(s) ahead of this one. It starts by itself."
 RUN_RESTARTED_CONFIRMING = ":arrows_counterclockwise: The bot restarted; confirming the requirement again."
+RUN_RESTARTED_GOING_ON = ":arrows_counterclockwise: The bot restarted."  # the wake banner says the rest
 RUN_STOPPED = ":black_square_for_stop: Stopped. Reply here to continue, or `/new` to start over."
 RUN_FAILED = Sentence(":x: The run failed: {reason}")
 RUN_REPO_FAILED = Sentence(":x: The thread's repository could not be prepared: {reason}")
@@ -58,6 +69,8 @@ STATUS_STATE = {
     "waiting_api": "⏳ Waiting for the model's API",
     "done": "✅ Done", "failed": "❌ Failed", "stopped": "⏹️ Stopped", "parked": "⏸️ Parked: waiting for an answer",
 }
+STATUS_QUESTION_LINK = " (<{link}|the question>)"  # after "Waiting for an answer": where to answer
+STATUS_REASON = "Why: {reason}"  # under a failed run's status line
 STATUS_STEP = "step *{step}*"
 STATUS_STARTING = "starting"
 STATUS_ROUND = "round {round}"
@@ -119,7 +132,9 @@ WAKE_HEAD = "↩️ *Picking up where this left off* — {facts}"
 WAKE_CONFIRMED = "requirement confirmed"
 WAKE_CHECKS = ("goal with {n} check", "goal with {n} checks")
 WAKE_CONTEXT = "work context {tokens}"
-WAKE_NUMBER = "wake #{n}"
+WAKE_REGOAL = "the goal is set again from what you said"  # a follow-up: the old checks are not the ones judged
+WAKE_FOLLOW_UP = "follow-up #{n}"
+WAKE_PICKED_UP = "no new words: going on where it stopped"
 WAKE_RESUMING = "Resuming: {steps}"
 VERDICT_HEAD = {
     "achieved": "✅ *Round {round}: goal achieved.*",

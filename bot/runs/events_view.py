@@ -2,59 +2,148 @@
 
 Pure: ``RunStatus.apply`` folds an ``Event`` into the status and returns the notice to post (or
 None); ``RunStatus.payload`` is the status message. Texts and blocks come from ``bot.render.messages``.
+Names are the engine's as they come (its step names, its judge's label); the work step is known
+by the engine's own name for it in any language, so a workspace made in one still reads in the other.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 
-from bot.render.messages import Payload, StatusState, event_notice, status_message
-from engine import Event, ResultReported, StepStarted, TurnEnded, VerdictGiven, WaitingForApi
+from bot.render.messages import Payload, StatusState, event_notice, status_message, verdict_message
+from engine import (
+    LANGUAGES,
+    AskEvent,
+    Event,
+    ResultReported,
+    SessionStarted,
+    StepStarted,
+    TurnEnded,
+    VerdictGiven,
+    WaitingForApi,
+)
+from engine._lang import words
+
+WORK_STEPS = frozenset(words(lang).WORK_STEP for lang in LANGUAGES)
+_TAIL = re.compile(r"(round)?(\d+)")  # a label's "#round<N>" (the work's round N) or "#<N>" (the judge's)
 
 
 @dataclass
 class RunStatus:
-    """What the status message says about one run: step, round, context, cost, elapsed, state."""
+    """What the status message says about a thread's run: state, step, round, context, cost, elapsed.
+
+    ``started`` is the thread's first request and ``cost_before`` / ``rounds_before`` what earlier
+    runs of the thread spent and judged (``bot.runs.tally``), so the line goes on counting across
+    follow-ups and restarts instead of starting again at $0.00 · 0s and round 1.
+    """
 
     started: float = field(default_factory=time.time)
-    step: str = ""
-    round: int = 1
+    step: str = ""  # the step at work, or the judge of the work ("干活·判定"), as the engine names it
+    round: int | None = None  # the engine's round of the work step in this run; None outside work
+    rounds_before: int = 0
     context: int = 0
-    cost: float = 0.0
+    cost_before: float = 0.0
     state: StatusState = "running"
     storm: bool = False  # waiting out a storm of API errors (shown instead of "running")
-    _step_cost: dict[str, float] = field(default_factory=dict)
+    reason: str = ""  # why the run failed, once it has
+    final_cost: float | None = None  # the manifest's total once the run is over (``finish``)
+    ended: float | None = None
+    _work: str = ""  # the work step's name, once it started
+    _asked: dict[str, str] = field(default_factory=dict)  # open questions' keys -> link ("" until known)
+    _label_cost: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def cost(self) -> float:
+        """Earlier runs' cost plus every session of this one (cumulative per manifest label)."""
+        if self.final_cost is not None:
+            return self.final_cost
+        return self.cost_before + sum(self._label_cost.values())
+
+    @property
+    def shown_round(self) -> int | None:
+        """The round the thread is in, counted across follow-ups; None outside the work step."""
+        return self.rounds_before + self.round if self.round else None
 
     def apply(self, event: Event) -> Payload | None:
         """Fold ``event`` in; return a notice to post in the thread, or None.
 
-        The round comes from the verdicts: "not yet" (or unclear, counted as not yet) in round N
-        means round N + 1 is under way. A new step starts at round 1; the same step again keeps
-        the round.
+        The round comes from the work's labels (``干活#round2``) and the judge's (``干活·判定#1``
+        judges round 1), and from the verdicts: "not yet" (or unclear) in round N means round
+        N + 1 is under way. A verdict notice numbers its round across the thread's runs.
         """
         match event:
             case StepStarted():
-                if event.step != self.step:
-                    self.round = 1
+                again = event.step == self._work and self.round
                 self.step = event.step
+                if event.step in WORK_STEPS:
+                    self._work, self.round = event.step, self.round if again else 1
+                else:
+                    self.round = None
+                return None
+            case SessionStarted():
+                self._at(event.step)
                 return None
             case TurnEnded():
+                self._at(event.step)
                 self.context = event.context or self.context
                 return None
             case ResultReported():
-                self._step_cost[event.step] = event.cost_usd  # cumulative per step
-                self.cost = sum(self._step_cost.values())
+                self._at(event.step)
+                self._label_cost[event.step] = event.cost_usd  # cumulative per label
                 return None
             case VerdictGiven():
                 self.round = event.round + 1 if event.state in ("not_yet", "unclear") else event.round
+                self.step = self._work or self.step
+                return verdict_message(event.state, event.reason, event.failed, self.rounds_before + event.round)
+            case AskEvent():
+                if event.phase == "asked":
+                    self._asked[event.key] = self._asked.get(event.key, "")
+                else:
+                    self._asked.pop(event.key, None)
+                return None
             case WaitingForApi():
                 self.storm = event.phase == "waiting"
         return event_notice(event)
 
+    def _at(self, label: str) -> None:
+        """A session's label says which part of the work is at it: a round, or the judge of one."""
+        name, _, tail = label.partition("#")
+        found = _TAIL.fullmatch(tail)
+        if not self._work or not name.startswith(self._work):
+            return
+        if name == self._work:
+            self.step = name
+            if found and found.group(1):
+                self.round = int(found.group(2))
+        elif found and not found.group(1):
+            self.step, self.round = name, int(found.group(2))
+
+    def question_link(self, key: str, link: str) -> None:
+        """The permalink of open question ``key`` (the status line points at it while it waits)."""
+        if key in self._asked and link:
+            self._asked[key] = link
+
+    def finish(self, state: StatusState, *, cost: float, at: float, reason: str = "") -> None:
+        """The run is over: its final state, the thread's total cost, when it ended, why it failed."""
+        self.state, self.final_cost, self.ended, self.reason = state, cost, at, reason
+        self._asked.clear()
+        self.storm = False
+
+    @property
+    def shown_state(self) -> StatusState:
+        """The state in words: a running run waits for an answer or for the API when it does."""
+        if self.state != "running":
+            return self.state
+        if self.storm:
+            return "waiting_api"
+        return "waiting" if self._asked else "running"
+
     def payload(self, thread: str, now: float | None = None) -> Payload:
         """The status message; ``thread`` is the value its Stop / Start over buttons carry."""
-        return status_message(step=self.step, round=self.round, context_tokens=self.context or None,
-                              cost_usd=self.cost, elapsed_s=(now or time.time()) - self.started,
-                              state="waiting_api" if self.storm and self.state == "running" else self.state,
-                              thread=thread)
+        links = [link for link in self._asked.values() if link]
+        end = self.ended or now or time.time()
+        return status_message(step=self.step, round=self.shown_round, context_tokens=self.context or None,
+                              cost_usd=self.cost, elapsed_s=end - self.started, state=self.shown_state,
+                              thread=thread, question_link=links[-1] if links else "", reason=self.reason)

@@ -19,9 +19,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.runs.transport import Answers
 from bot.config import Config
 from bot.slack.outbox import Outbox
-from bot.render import texts
+from bot.render import notices, texts
 from bot.repos.threads import mark_fresh, thread_run
 from bot.runs.outcome import Failed, Outcome, Parked, ShutDown, Stopped
+from bot.runs import tally
 from bot.runs.run import ASK_FILE, BotOptions, Run, Runner
 from bot.runs.start_gate import StartGate
 from bot.store.bot_store import BotStore, Thread, ThreadKey
@@ -132,6 +133,7 @@ class Jobs:
         request = run_dir(ws) / ASK_FILE
         if request.exists():  # the old request goes with its brief: the next words are a new one
             request.replace(archived / ASK_FILE)
+        tally.reset(run_dir(ws))  # the next request's rounds and follow-ups count from 1
         if starter.isolate:  # a bound thread: the next run gets a fresh branch; the old branch stays
             mark_fresh(ws, run_dir(ws))
 
@@ -161,9 +163,12 @@ class Jobs:
         if not waking and not ask:
             await self.store.set_state(thread.key, "failed")
             return False
-        if restarted and not waking and thread.state != "queued":  # a queued run had not begun: nothing to redo
-            await self.outbox.send(thread.key, "resume", f"resume:{folder_name(thread.key)}:{thread.updated_at}",
-                                   texts.RUN_RESTARTED_CONFIRMING)
+        if restarted and thread.state != "queued":  # a queued run had not begun: nothing to redo
+            pending = await self.store.pending_questions(thread.key)  # still answerable: the run asks it again
+            if not waking or pending:  # a waking run without one is told by its wake banner
+                notice = notices.restarted_notice(not waking, pending[-1].text if pending else "")
+                await self.outbox.send(thread.key, "resume", f"resume:{folder_name(thread.key)}:{thread.updated_at}",
+                                       notice["text"])
         return await self.start(thread.key, ask, banner_key=banner_key, status_ts=thread.status_ts, resumed=True)
 
     async def close(self) -> None:

@@ -26,6 +26,9 @@ from bot.render.failures import failure_reason
 from bot.repos.git import RepoError, remotes
 from bot.repos.threads import open_for_thread, thread_run, worktree_git
 from bot.repos.worktrees import summary as repo_summary
+from bot.runs import final, tally
+from bot.runs.events_view import RunStatus
+from bot.runs.final import summary_payload
 from bot.runs.outcome import Failed, Finished, Outcome, Parked, ShutDown, Stopped, state_after
 from bot.runs.start_gate import START_AT_ONCE
 from bot.runs.status_feed import StatusFeed
@@ -106,7 +109,13 @@ class Runner:
                                                     domains=self.config.sandbox_domains, git=git)
         except RepoError as exc:
             return Failed(str(exc), repo=True)
-        transport = SlackTransport(key, store=self.store, answers=self.answers, post_question=self._post_question,
+        async def post_question(k: ThreadKey, qid: int, q: Question) -> str | None:
+            ts = await self._post_question(k, qid, q)
+            if ts and run.feed is not None:
+                await run.feed.question_posted(q.key, ts)  # the status line links to it while it waits
+            return ts
+
+        transport = SlackTransport(key, store=self.store, answers=self.answers, post_question=post_question,
                                    close_question=self._close_question,
                                    # a stopped or parked run leaves its question open for the next run
                                    stopping=lambda: run.stopping or run.parked is not None or self.closing(),
@@ -114,12 +123,17 @@ class Runner:
         starter = thread_run(ws, env=self.config.agent_env, transport=transport, park=run.park,
                              runtime=runtime, language=self.config.language,
                              flow={"timeout_s": self.config.question_wait_s, **self.options.flow})
+        if new and _has_history(starter.wake_state()):  # archived here, so the thread hears where it went
+            archived = await asyncio.to_thread(starter.archive)
+            await asyncio.to_thread(tally.reset, rd)
+            await self.outbox.send(key, "archived", f"archived:{folder_name(key)}:{archived.name}",
+                                   render.archived_notice(str(archived))["text"])
         await self._wake_banner(key, ws, starter, ask, new, banner_key)
         for item in await self.store.drain_inbox(key):  # said while queued, maybe before a restart
             starter.note(item.text, by=item.by)
         run.starter = starter  # words said from now on reach it (notes are kept until its flow exists)
         run.feed = feed = StatusFeed(key, store=self.store, client=self.client, outbox=self.outbox,
-                                     every_s=self.options.status_every_s)
+                                     every_s=self.options.status_every_s, status=await self._status(key, rd))
         events: asyncio.Queue[Event | None] = asyncio.Queue()
         surfaces = Surfaces(key, store=self.store, client=self.client, outbox=self.outbox, goal_path=starter.paths.goal)
 
@@ -133,7 +147,7 @@ class Runner:
         shower = asyncio.create_task(feed.follow(events))
         surfaces.start()
         try:
-            ctx = await starter.run(ask, new=new, words=run.words, on_event=on_event)
+            ctx = await starter.run(ask, new=False, words=run.words, on_event=on_event)
         finally:
             events.put_nowait(None)
             await asyncio.shield(shower)
@@ -150,22 +164,25 @@ class Runner:
         if isinstance(outcome, ShutDown):
             return
         state = state_after(outcome)
-        if feed is not None:
-            feed.status.state = state
+        totals = await self._totals(key, run)  # one cost and one elapsed for the status line and the summary
         if isinstance(outcome, Finished):
+            reason = "" if outcome.ok else failure_reason(outcome.ctx)
             if not outcome.ok:
-                log.warning("run in %s ended without its goal: %s", name, failure_reason(outcome.ctx))
+                log.warning("run in %s ended without its goal: %s", name, reason)
             status_ts = feed.ts if feed is not None else None
-            summary = with_feedback(_summary(outcome.ctx, run.workspace), key)
+            branch = run.bound[1].branch if run.bound is not None else ""
+            summary = with_feedback(
+                summary_payload(outcome.ctx, run.workspace, totals, reason=reason, branch=branch), key)
             await self.outbox.send(key, "summary", f"summary:{name}:{status_ts}", summary["text"], summary["blocks"])
-            if outcome.ok and run.bound is not None:
+            if outcome.ok and run.bound is not None:  # right under the summary: Push and Diff act on it
                 await self._post_branch(key, run.bound[0].path, run.bound[1], status_ts)
             await self.store.set_state(key, state)
             if feed is not None:
-                await feed.finish()
+                await feed.finish(state, cost=totals.cost, at=totals.at, reason=reason)
             return
         if feed is not None:  # the status line shows the end before the thread hears of it
-            await feed.finish()
+            reason = outcome.reason if isinstance(outcome, Failed) else ""
+            await feed.finish(state, cost=totals.cost, at=totals.at, reason=reason)
         await self.store.set_state(key, state)
         if isinstance(outcome, Failed):
             log.warning("run in %s failed: %s", name, outcome.reason)
@@ -179,12 +196,28 @@ class Runner:
             await self.outbox.send(key, "parked", f"parked:{name}:{outcome.question.key}:{time.time()}",
                                    render_deadline.parked(outcome.question.timeout_s))
 
+    async def _status(self, key: ThreadKey, rd: Path) -> RunStatus:
+        """The status line's start: the thread's first request, and what its earlier runs spent and judged."""
+        thread = await self.store.get_thread(key)
+        since = thread.created_at if thread is not None else time.time()
+        sums = await asyncio.to_thread(final.totals, rd, since)
+        return RunStatus(started=since, cost_before=sums.cost, rounds_before=sums.rounds)
+
+    async def _totals(self, key: ThreadKey, run: Run) -> final.Totals:
+        thread = await self.store.get_thread(key)
+        since = thread.created_at if thread else (run.feed.status.started if run.feed else time.time())
+        if run.workspace is None:
+            return final.Totals(0.0, 0, max(0.0, time.time() - since), time.time())
+        return await asyncio.to_thread(final.totals, run_dir(run.workspace), since)
+
     async def _wake_banner(self, key: ThreadKey, ws: Path, starter: StarterRun, ask: str, new: bool,
                            banner_key: str | None) -> None:
         state = starter.wake_state()
         if not state["waking"] or new:
             return
-        banner = render.wake_banner(str(ws), woke=state.get("woke", 0), checks=state.get("checks") or 0,
+        # a person's words woke it: one more follow-up (a restart or a take-up brings no words)
+        follow_up = await asyncio.to_thread(tally.count_follow_up, run_dir(ws)) if ask.strip() else 0
+        banner = render.wake_banner(str(ws), follow_up=follow_up, checks=state.get("checks") or 0,
                                     context_tokens=state["context"], said=ask)
         await self.outbox.send(key, "wake", f"wake:{folder_name(key)}:{state['woke']}:{banner_key or ''}",
                                banner["text"], banner["blocks"])
@@ -212,8 +245,6 @@ class Runner:
         await self.outbox.send(q.thread, "timeout", f"timeout:{folder_name(q.thread)}:{q.id}", said)
 
 
-def _summary(ctx: dict[str, Any], ws: Path | None) -> render.Payload:
-    results = ctx.get("_results", {})
-    cost = sum(getattr(r, "cost_usd", 0.0) or 0.0 for r in results.values())
-    ok = bool(ctx.get("_ok"))
-    return render.summary_message(ok, cost, None, str(ws), "" if ok else failure_reason(ctx))
+def _has_history(state: dict[str, Any]) -> bool:
+    """Something for ``/new`` to archive: a brief, a goal or a lineage (an empty archive says nothing)."""
+    return state.get("brief") is not None or state.get("goal") is not None or bool(state.get("woke"))

@@ -2,37 +2,45 @@
 
 Notices go through the outbox (each posted once, in order); the status message is edited at most
 every ``every_s`` seconds. A run resumed after a restart keeps editing the message it had, so the
-thread never shows two status lines for one run.
+thread never shows two status lines for one run. While a question waits, the line links to it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import controls
+from bot.render.messages import StatusState
 from bot.runs.events_view import RunStatus
 from bot.slack.outbox import Outbox, edit
 from bot.store.bot_store import BotStore, ThreadKey
 from bot.runs.threads import folder_name
 from engine import AskEvent, Event
 
+log = logging.getLogger(__name__)
+_REDRAW = ("step", "session", "turn", "result", "storm", "verdict", "ask")  # kinds the status line shows
+
 
 class StatusFeed:
     """The status message and event notices of one run in thread ``key``.
 
     ``open()`` posts the status message (or takes over ``reuse``), ``follow()`` folds events into
-    notices and edits until it reads None, ``finish()`` shows the final state (``status.state``).
+    notices and edits until it reads None, ``finish()`` shows the final state. ``status`` carries
+    what earlier runs of the thread counted (``RunStatus``); a fresh one by default.
     """
 
     def __init__(self, key: ThreadKey, *, store: BotStore, client: AsyncWebClient, outbox: Outbox,
-                 every_s: float) -> None:
+                 every_s: float, status: RunStatus | None = None) -> None:
         self.key, self.store, self.client, self.outbox, self.every_s = key, store, client, outbox, every_s
-        self.status = RunStatus()
+        self.status = status or RunStatus()
         self.ts: str | None = None
         self._tag = ""
+        self._events: asyncio.Queue | None = None
 
     def _shown(self) -> dict:
         return self.status.payload(controls.thread_value(self.key))
@@ -51,6 +59,7 @@ class StatusFeed:
 
     async def follow(self, events: asyncio.Queue[Event | None]) -> None:
         """Fold events into notices (posted in order) and the status line (edited, throttled) until None."""
+        self._events = events
         last_edit, dirty, n = 0.0, False, 0
         while True:
             try:  # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a cancel
@@ -62,21 +71,46 @@ class StatusFeed:
                 return
             if isinstance(event, Event):
                 note = self.status.apply(event)
-                dirty = dirty or event.kind in ("step", "turn", "result", "storm")
+                dirty = dirty or event.kind in _REDRAW
                 if note:
                     n += 1
                     await self.outbox.send(self.key, event.kind, f"{event.kind}:{self._tag}:{n}",
                                            note["text"], note["blocks"])
                 if isinstance(event, AskEvent):
                     await self.store.set_state(self.key, "waiting" if event.phase == "asked" else "running")
+                    if event.phase == "asked":  # a resumed run's question is posted already: link it now
+                        stored = await self.store.get_question((self.key, event.key))
+                        if stored is not None and stored.message_ts and stored.open:
+                            self.status.question_link(event.key, await self._permalink(stored.message_ts))
+            elif event == "redraw":
+                dirty = True
             now = time.monotonic()
             if dirty and self.ts and now - last_edit >= self.every_s:
                 shown = self._shown()
                 await edit(self.client, self.key.channel, self.ts, shown["text"], shown["blocks"])
                 last_edit, dirty = now, False
 
-    async def finish(self) -> None:
-        """Show the final state on the status message (no buttons once the run is over)."""
+    async def question_posted(self, key: str, ts: str) -> None:
+        """Question ``key`` was posted as message ``ts``: the status line links to it while it waits."""
+        self.status.question_link(key, await self._permalink(ts))
+        if self._events is not None:
+            self._events.put_nowait("redraw")  # type: ignore[arg-type]  # an edit, in the feed's order
+
+    async def _permalink(self, ts: str) -> str:
+        try:
+            got = await self.client.chat_getPermalink(channel=self.key.channel, message_ts=ts)
+            return str(got.get("permalink") or "")
+        except (SlackApiError, OSError, asyncio.TimeoutError) as exc:  # the line still says what it waits for
+            log.info("no permalink for %s in %s: %s", ts, folder_name(self.key), exc)
+            return ""
+
+    async def finish(self, state: StatusState | None = None, *, cost: float | None = None,
+                     reason: str = "", at: float | None = None) -> None:
+        """Show the final state on the status message (no buttons once the run is over): ``state``,
+        the thread's total ``cost`` and why it failed (``reason``), as of ``at``."""
+        if state is not None:
+            self.status.finish(state, cost=self.status.cost if cost is None else cost,
+                               at=at or time.time(), reason=reason)
         if self.ts:
             shown = self._shown()
             await edit(self.client, self.key.channel, self.ts, shown["text"], shown["blocks"])

@@ -36,8 +36,8 @@ def test_status_folds_step_round_context_cost():
     assert "round 3" in st.payload(THREAD, now=165.0)["text"]
     st.apply(VerdictGiven("干活", round=3, state="achieved"))
     assert "round 3" in st.payload(THREAD, now=165.0)["text"]
-    st.apply(StepStarted("收尾", index=3, total=4))  # a new step starts at round 1
-    assert "round 1" in st.payload(THREAD, now=165.0)["text"]
+    st.apply(StepStarted("收尾", index=3, total=4))  # rounds are the work step's: none shown for another step
+    assert "round" not in st.payload(THREAD, now=165.0)["text"]
 
 
 @pytest.mark.parametrize(("state", "ids"), [("running", ["flower_stop", "flower_new"]), ("done", []),

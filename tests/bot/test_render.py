@@ -262,7 +262,7 @@ PAYLOADS = {
     "status": lambda: render.status_message(step="干活", round=2, context_tokens=80_200, cost_usd=1.234,
                                             elapsed_s=3723, state="running", workspace="/ws/T-C-1"),
     "status done": lambda: render.status_message(state="done", cost_usd=0.004),
-    "wake": lambda: render.wake_banner("/ws", woke=2, checks=15, context_tokens=80_200, steps=["干活"],
+    "wake": lambda: render.wake_banner("/ws", follow_up=2, checks=15, context_tokens=80_200, steps=["干活"],
                                        said="keep going <now>"),
     "verdict achieved": lambda: render.verdict_message("achieved", "全部通过", [], 3),
     "verdict not yet": lambda: render.verdict_message("not_yet", "还差 <测试>", ["测试通过", "有文档"], 1),
@@ -396,9 +396,14 @@ def test_status_only_events_have_no_notice(event: Event) -> None:
 
 
 def test_wake_banner() -> None:
-    shown = str(render.wake_banner("/ws", woke=2, checks=15, context_tokens=80_200, said="go on"))
-    assert "requirement confirmed · goal with 15 checks · work context 80.2K · wake #3" in shown
+    # a follow-up's words set the goal again: the old goal's 15 checks are not the ones judged next
+    shown = str(render.wake_banner("/ws", follow_up=1, checks=15, context_tokens=80_200, said="go on"))
+    assert ("requirement confirmed · the goal is set again from what you said · work context 80.2K · "
+            "follow-up #1") in shown
+    assert "15 checks" not in shown
     assert "&gt; go on" in shown and "/ws" in shown
+    resumed = str(render.wake_banner("/ws", checks=15))  # no new words: the goal stays, no follow-up counted
+    assert "goal with 15 checks" in resumed and "follow-up" not in resumed
 
 
 def test_small_texts() -> None:
