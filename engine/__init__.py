@@ -38,7 +38,7 @@ from engine._agents.guard import (
     workbench_hooks,
 )
 from engine._run.lineage import Lineage
-from engine._run.manifest import StepResult
+from engine._run.manifest import MANIFEST_FILE, StepResult, read_manifest
 from engine._run.resilience import FatalCause, Resilience, fatal_cause
 from engine._agents.roles import clarify, coordinator, judge, oracle, worker
 from engine._agents.rules import (
@@ -83,7 +83,7 @@ from engine._flow.starter import (
     wake_state,
 )
 from engine._tokens import human_tokens
-from engine._lang import ENV as LANGUAGE_ENV, LANGUAGES, check as check_language, from_locale as locale_language, speaking
+from engine._lang import ENV as LANGUAGE_ENV, LANGUAGES, check as check_language, from_locale as locale_language, speaking, step_names
 from engine._flow.steps import (
     BRIEF_KEY,
     CLARIFY_RESUME,
@@ -104,6 +104,8 @@ __all__ = [
     "Runtime",
     "Sandbox",
     "StepResult",
+    "MANIFEST_FILE",
+    "read_manifest",
     "Resilience",
     "FatalCause",
     "fatal_cause",
@@ -154,6 +156,7 @@ __all__ = [
     "check_language",
     "locale_language",
     "speaking",
+    "step_names",
     # Roles and their rules
     "coordinator",
     "worker",

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from bot.render.messages import Payload, StatusState, event_notice, status_message, verdict_message
 from engine import (
-    LANGUAGES,
+    WORK_STEP,
     AskEvent,
     Event,
     ResultReported,
@@ -23,10 +23,10 @@ from engine import (
     TurnEnded,
     VerdictGiven,
     WaitingForApi,
+    step_names,
 )
-from engine._lang import words
 
-WORK_STEPS = frozenset(words(lang).WORK_STEP for lang in LANGUAGES)
+WORK_STEPS = frozenset(step_names(WORK_STEP))  # the work step in every language
 _TAIL = re.compile(r"(round)?(\d+)")  # a label's "#round<N>" (the work's round N) or "#<N>" (the judge's)
 
 

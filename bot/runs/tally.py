@@ -16,9 +16,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from engine import write_json_atomic
-
-MANIFEST = "manifest.json"  # the engine's run manifest in the run_dir (engine._run.manifest)
+from engine import MANIFEST_FILE, read_manifest, write_json_atomic
 TALLY_FILE = "bot-tally.json"
 # A judge's manifest label is its own name plus "#<round>" ("work · judge#2"); a step's retries and
 # rounds are "#retry<N>" / "#round<N>": the judge is told apart by the bare number, in any language.
@@ -39,11 +37,7 @@ class Tally:
 
 def manifest_rows(run_dir: Path) -> list[dict[str, Any]]:
     """The manifest's rows; ``[]`` when it is missing or unreadable (a run not begun yet)."""
-    try:
-        rows = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    return [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+    return read_manifest(run_dir / MANIFEST_FILE)
 
 
 def thread_cost(run_dir: Path) -> float:
