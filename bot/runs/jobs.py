@@ -123,6 +123,10 @@ class Jobs:
         if run.starter is not None and run.starter.interrupt(said, by=by):
             return True
         await self.store.push_inbox(key, said, by, ts or f"{time.time():.6f}")
+        if run.starter is not None and run.starter.ended and not (run.stopping or run.parked):
+            # the run is concluding: it may have looked at the inbox already, so these words must
+            # start the next run themselves (a second follow-up finds nothing left and returns)
+            self._follow(key, run.task)
         return True
 
     def archive(self, key: ThreadKey) -> None:
@@ -198,9 +202,7 @@ class Jobs:
         if isinstance(outcome, (ShutDown, Stopped)):
             raise asyncio.CancelledError  # the task ends cancelled, as asked; words said meanwhile wait
         if not self._closing and await self.store.inbox_waiting(key):  # words said while it ended
-            follow = asyncio.create_task(self._follow_up(key, run.task), name=f"flower-follow-{name}")
-            self._follow_ups.add(follow)
-            follow.add_done_callback(self._follow_ups.discard)
+            self._follow(key, run.task)
 
     async def _go(self, run: Run, key: ThreadKey, ws: Path, ask: str, new: bool, banner_key: str | None) -> Outcome:
         """The run in its slot, as one outcome: the one place where a cancel and a crash are sorted out."""
@@ -222,6 +224,11 @@ class Jobs:
         except Exception as exc:  # a broken run must tell its thread, not vanish in a log
             log.exception("run in %s failed", folder_name(key))
             return Failed(str(exc))
+
+    def _follow(self, key: ThreadKey, task: asyncio.Task[None]) -> None:
+        follow = asyncio.create_task(self._follow_up(key, task), name=f"flower-follow-{folder_name(key)}")
+        self._follow_ups.add(follow)
+        follow.add_done_callback(self._follow_ups.discard)
 
     async def _follow_up(self, key: ThreadKey, task: asyncio.Task[None]) -> None:
         """Once ``task`` (the ended run) is over, start the next run with the words kept for it."""
