@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import MANIFEST_FILE, read_manifest, write_json_atomic
+
 TALLY_FILE = "bot-tally.json"
 # A judge's manifest label is its own name plus "#<round>" ("work · judge#2"); a step's retries and
 # rounds are "#retry<N>" / "#round<N>": the judge is told apart by the bare number, in any language.
