@@ -91,17 +91,14 @@ class SlackTransport:
         if early is not None:
             return early
         deadline = None if q.timeout_s is None else time.time() + q.timeout_s
-        qid = await self.store.add_question(self.thread, q.key, q.text, q.options, asked_by=q.asked_by,
-                                            default=q.default, deadline=deadline)
         fut = self.answers.wait(self.thread, q.key)
-        posting: asyncio.Future[None] | None = None
+        # Recording and posting the question is a task of its own, awaited even when the deadline
+        # passes meanwhile: a question must be shown before it is closed (on a loaded machine a
+        # short deadline passed before it was posted, and only "no answer in time" appeared), and
+        # a deadline mid-post must not lose the message's ts (the closed question keeps no buttons).
+        shown = asyncio.ensure_future(self._show(q, deadline))
         try:
-            stored = await self.store.get_question(qid)
-            if stored is not None and stored.message_ts is None:
-                # a task of its own: a deadline that passes mid-post must not lose the message's ts,
-                # or the closed question would keep its buttons
-                posting = asyncio.ensure_future(self._post(qid, q))
-                await asyncio.shield(posting)
+            qid = await asyncio.shield(shown)
             early = await self._taken(q.key)  # answered between add_question and now
             if early is not None:
                 return early
@@ -110,8 +107,7 @@ class SlackTransport:
             return taken if taken is not None else fut.result()
         except asyncio.CancelledError:
             if not self.stopping():  # a timeout: the run goes on without this answer
-                if posting is not None:
-                    await asyncio.shield(asyncio.wait([posting]))
+                qid = await asyncio.shield(shown)
                 closed = await asyncio.shield(self.store.consume_answer(qid))
                 if closed is not None and self.close_question is not None:
                     await asyncio.shield(self.close_question(closed))
@@ -119,10 +115,16 @@ class SlackTransport:
         finally:
             self.answers.forget(self.thread, q.key, fut)
 
-    async def _post(self, qid: int, q: Question) -> None:
-        ts = await self.post_question(self.thread, qid, q)
-        if ts:
-            await self.store.set_question_message(qid, ts)
+    async def _show(self, q: Question, deadline: float | None) -> int:
+        """Record ``q`` (once across restarts) and post it unless it is posted already; its id."""
+        qid = await self.store.add_question(self.thread, q.key, q.text, q.options, asked_by=q.asked_by,
+                                            default=q.default, deadline=deadline)
+        stored = await self.store.get_question(qid)
+        if stored is not None and stored.message_ts is None:
+            ts = await self.post_question(self.thread, qid, q)
+            if ts:
+                await self.store.set_question_message(qid, ts)
+        return qid
 
     async def _replayed(self, key: str) -> Answer | None:
         if self.replay_before is None:

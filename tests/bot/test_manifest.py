@@ -13,6 +13,7 @@ BOT = ROOT / "bot"
 # Web API method (as slack_sdk spells it) -> the bot scope it needs (None: no scope needed).
 SCOPES = {
     "auth_test": None,
+    "chat_getPermalink": None,  # Slack documents no scope for it (a link to a message the bot can see)
     "chat_postMessage": "chat:write",
     "chat_update": "chat:write",
     "chat_postEphemeral": "chat:write",
