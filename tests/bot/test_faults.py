@@ -82,6 +82,13 @@ def model_saw(fake_model, role, needle):
 
 # -- question deadlines ---------------------------------------------------------------------------
 
+
+async def marked_done(bot, key) -> None:
+    """Wait until the thread is marked done: its summary is queued (and may be posted) a moment before."""
+    async with asyncio.timeout(240):
+        while (await bot.store.get_thread(key)).state != "done":
+            await asyncio.sleep(0.05)
+
 async def test_a_question_with_a_default_goes_on_with_it_when_its_deadline_passes(make_bot, slack_env, fake_model):
     slack = slack_env
     script(fake_model, ask={**PORT_QUESTION, "default": "8080", "deadline_minutes": 0.001})
@@ -100,7 +107,7 @@ async def test_a_question_with_a_default_goes_on_with_it_when_its_deadline_passe
     notice, done = in_order(shown, ["going on with *8080*", "Done: the goal is achieved"])
     assert notice < done
     key = ThreadKey("T0001", CHANNEL, thread)
-    assert (await bot.store.get_thread(key)).state == "done"
+    await marked_done(bot, key)
     assert (await bot.store.answered_unconsumed(key, "x")) is None
 
 
@@ -136,7 +143,7 @@ async def test_a_question_without_a_default_parks_the_run_until_it_is_answered(
     await slack.click(CHANNEL, q.response["ts"], buttons[1]["action_id"], user="U0BOB")
     await posted(slack, thread, "Done: the goal is achieved")
     assert model_saw(fake_model, CLARIFIER, "9000")  # the answer reached the resumed clarifier
-    assert (await bot.store.get_thread(key)).state == "done"
+    await marked_done(bot, key)
     shown = texts(slack, thread)
     assert sum("Question" in t for t in shown) == 1  # asked once, answered once
     assert sum("Parked:" in t for t in shown) == 1
@@ -161,7 +168,7 @@ async def test_a_coordinator_parked_mid_work_resumes_on_a_reply_with_one_wake_ba
     shown = texts(slack, thread)
     assert sum("Picking up where this left off" in t for t in shown) == 1
     assert sum("Question: 覆盖" in t for t in shown) == 1
-    assert (await bot.store.get_thread(key)).state == "done"
+    await marked_done(bot, key)
 
 
 async def test_new_in_a_parked_thread_closes_its_question_for_good(make_bot, slack_env, fake_model):
@@ -237,9 +244,7 @@ async def test_slack_429_storms_and_5xx_lose_nothing_and_keep_order(make_bot, sl
     status_ts = (await bot.store.get_thread(key)).status_ts
     await slack.wait_until(lambda: "Done" in (slack.message(CHANNEL, status_ts) or {}).get("text", ""),
                            what="the status message showing Done")
-    async with asyncio.timeout(240):  # the summary is queued (and may be posted) before the thread is marked done
-        while (await bot.store.get_thread(key)).state != "done":
-            await asyncio.sleep(0.05)
+    await marked_done(bot, key)
     for _ in range(200):  # the post is visible in Slack a moment before the outbox records it
         if not await bot.store.pending_outbox():
             break
