@@ -85,6 +85,13 @@ def workspace(tmp_path, thread_ts):
     return tmp_path / "home" / "workspaces" / f"T0001-{CHANNEL}-{thread_ts.replace('.', '_')}"
 
 
+
+async def marked_done(bot, key) -> None:
+    """Wait until the thread is marked done: its status line and summary may show it a moment before."""
+    async with asyncio.timeout(240):
+        while (await bot.store.get_thread(key)).state != "done":
+            await asyncio.sleep(0.05)
+
 async def test_mention_question_click_rounds_verdict_summary(bot, slack_env, fake_model, tmp_path):
     slack = slack_env
     script(fake_model)
@@ -118,7 +125,7 @@ async def test_mention_question_click_rounds_verdict_summary(bot, slack_env, fak
     status_ts = (await bot.store.get_thread(ThreadKey("T0001", CHANNEL, thread))).status_ts
     final = await slack.wait_for("chat.update", lambda c: "Done" in (c.body.get("text") or ""), ts=status_ts)
     assert "Stop" not in str(final.arg("blocks")) and summary.index > 0
-    assert (await bot.store.get_thread(ThreadKey("T0001", CHANNEL, thread))).state == "done"
+    await marked_done(bot, ThreadKey("T0001", CHANNEL, thread))
 
     # A click on the already-answered question (from a client still showing the buttons): a note.
     await slack.socket.send("interactive", stale, timeout=60)
@@ -292,7 +299,7 @@ async def test_restart_resumes_and_the_pending_question_is_not_asked_twice(make_
     await posted(slack, thread, "Done")
     questions = [c for c in slack.calls("chat.postMessage") if (c.body.get("text") or "").startswith("Question")]
     assert len(questions) == 1
-    assert (await second.store.get_thread(key)).state == "done"
+    await marked_done(second, key)
 
 
 async def test_http_mode_verifies_signatures_and_runs(slack_env, fake_model, tmp_path, monkeypatch):

@@ -21,6 +21,7 @@ from engine import Resilience
 from engine.testing import prompt_contains, text, tool_use
 from engine.testing.faults import cut_stream, overloaded, prompt_too_long
 from engine.testing.roles import CLARIFIER, JUDGE, COORDINATOR, WORKER
+from tests.bot.test_app_e2e import marked_done
 
 BRIEF = ("## 目标\n写一个 hello.txt\n## 验收标准\nhello.txt 内容是 hi\n## 边界\n只动 hello.txt\n"
          "## 未知与假设\n端口 8080")
@@ -83,11 +84,6 @@ def model_saw(fake_model, role, needle):
 # -- question deadlines ---------------------------------------------------------------------------
 
 
-async def marked_done(bot, key) -> None:
-    """Wait until the thread is marked done: its summary is queued (and may be posted) a moment before."""
-    async with asyncio.timeout(240):
-        while (await bot.store.get_thread(key)).state != "done":
-            await asyncio.sleep(0.05)
 
 async def test_a_question_with_a_default_goes_on_with_it_when_its_deadline_passes(make_bot, slack_env, fake_model):
     slack = slack_env
