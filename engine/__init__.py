@@ -71,6 +71,7 @@ from engine._stores.trim import EphemeralPolicy, TrimmingSessionStore, TrimPolic
 from engine._flow.base import Step, StepAbort, Workflow
 from engine._stores.sqlite_read import last_context_tokens
 from engine._flow.oracle import consult
+from engine._flow.failure import FlowFailure, flow_failure
 from engine._flow.starter_run import StarterRun
 from engine._run.launcher import check_cli
 from engine._run.signals import install as install_signal_rescue
@@ -142,6 +143,8 @@ __all__ = [
     "StarterPaths",
     "archive_run",
     "WORK_STEP",
+    "FlowFailure",
+    "flow_failure",
     "consult",
     "BRIEF_KEY",
     "GOAL_KEY",

@@ -1,7 +1,7 @@
 """Why a ``flower`` run ended without its goal, and what the person can do next.
 
-The engine keeps a failed step's error text and its kind (the API's error code or the SDK's
-error) in ``ctx["_results"]``; the last line must say that, not only a step name. Known fatal
+``engine.flow_failure`` reads why the flow ended; this says it in the run's language, with what
+to do next: the last line must say that, not only a step name. Known fatal
 causes (a refused key, no credit, no access, an unknown model, no Claude Code) get their fix;
 anything else shows the error itself and says that running ``flower`` again continues.
 """
@@ -12,12 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine._cli_texts import say
-from engine._run.resilience import fatal_cause
+from engine._flow.failure import flow_failure
 
 __all__ = ["Failure", "failure"]
 
 DETAIL_CHARS = 300
-
 
 
 @dataclass(frozen=True)
@@ -34,19 +33,15 @@ def _clip(text: str, limit: int = DETAIL_CHARS) -> str:
 
 
 def failure(ctx: dict[str, Any], *, rounds: int | None = None) -> Failure:
-    """The reason a finished flow's ``ctx`` did not reach the goal: a gate's abort, a failed
-    step's cause, or the judge's ``rounds`` running out (the work step ran and never passed)."""
-    if ctx.get("_aborted"):
-        return Failure(_clip(str(ctx["_aborted"])), say("next_aborted"))
-    step = ctx.get("_failed")
-    result = ctx.get("_results", {}).get(step) if step else None
-    if result is None or result.ok or not (result.error or result.error_kind):
-        ran_out = say("rounds_ran_out", rounds=rounds) if rounds else say("rounds_ran_out_any")
-        if step and result is None:  # a step that never recorded a result: its name is all we have
-            return Failure(say("failed_step", step=step, detail="?"), say("next_retry"))
-        return Failure(ran_out, say("next_rounds"))
-    detail = _clip(f"{result.error_kind or ''} {result.error or ''}")
-    cause = fatal_cause(detail)
-    if cause:
-        return Failure(say(f"failed_{cause}", detail=detail), say(f"next_{cause}"))
-    return Failure(say("failed_step", step=step, detail=detail), say("next_retry"))
+    """The reason a finished flow's ``ctx`` did not reach the goal (``engine.flow_failure``) in
+    the run's language, with the next move; ``rounds`` is how many the judge was allowed."""
+    why = flow_failure(ctx)
+    if why.kind == "aborted":
+        return Failure(_clip(why.detail), say("next_aborted"))
+    if why.kind == "rounds":
+        return Failure(say("rounds_ran_out", rounds=rounds) if rounds else say("rounds_ran_out_any"),
+                       say("next_rounds"))
+    detail = _clip(why.detail) if why.detail else "?"
+    if why.cause:
+        return Failure(say(f"failed_{why.cause}", detail=detail), say(f"next_{why.cause}"))
+    return Failure(say("failed_step", step=why.step, detail=detail), say("next_retry"))

@@ -11,6 +11,15 @@ from __future__ import annotations
 
 from engine._lang import current
 
+# The help's end and the exit codes are English in both tables (the help always was).
+_HELP_END = (
+    "In a terminal, Ctrl-C once asks for a word for the coordinator; a second Ctrl-C exits, and\n"
+    "the next flower in the folder continues. Language: --lang, else FLOWER_LANGUAGE, else the\n"
+    "locale (zh_* is Chinese, anything else English)."
+)
+_EXIT_CODES = ("exit codes: 0 the goal was achieved, 1 the run ended without achieving it (or failed), "
+               "2 bad usage, 130 interrupted (Ctrl-C twice)")
+
 ZH: dict[str, str] = {
     # -- help (argparse) --
     "help": (
@@ -20,11 +29,8 @@ ZH: dict[str, str] = {
         "    flower                              say nothing: continue (asks first when run in a terminal)\n"
         "    flower --new \"另一件事\"             archive brief, goal and lineage; start fresh\n"
         "    flower once \"prompt\" [--resume ID]  a single agent, no workflow and no lineage\n\n"
-        "In a terminal, Ctrl-C once asks for a word for the coordinator; a second Ctrl-C exits, and\n"
-        "the next flower in the folder continues. Language: --lang, else FLOWER_LANGUAGE, else the\n"
-        "locale (zh_* is Chinese, anything else English)."),
-    "exit_codes": ("exit codes: 0 the goal was achieved, 1 the run ended without achieving it (or failed), "
-                   "2 bad usage, 130 interrupted (Ctrl-C twice)"),
+        + _HELP_END),
+    "exit_codes": _EXIT_CODES,
     # -- before a run (engine.cli) --
     "wake_question": "接着上次? 直接回车 = 接着做;也可以说点新的;/new = 重开一件事(Ctrl-C 退出)",
     "new_question": "要做什么? 一句话就够,回车开始(Ctrl-C 退出)",
@@ -116,11 +122,8 @@ EN: dict[str, str] = {
         "    flower                                            say nothing: continue (asks first in a terminal)\n"
         "    flower --new \"something else\"                     archive brief, goal and lineage; start fresh\n"
         "    flower once \"prompt\" [--resume ID]                a single agent, no workflow and no lineage\n\n"
-        "In a terminal, Ctrl-C once asks for a word for the coordinator; a second Ctrl-C exits, and\n"
-        "the next flower in the folder continues. Language: --lang, else FLOWER_LANGUAGE, else the\n"
-        "locale (zh_* is Chinese, anything else English)."),
-    "exit_codes": ("exit codes: 0 the goal was achieved, 1 the run ended without achieving it (or failed), "
-                   "2 bad usage, 130 interrupted (Ctrl-C twice)"),
+        + _HELP_END),
+    "exit_codes": _EXIT_CODES,
     "wake_question": ("Continue where it left off? Enter = continue; or type something new; "
                       "/new = start something else (Ctrl-C quits)"),
     "new_question": "What should be done? One sentence is enough; Enter starts (Ctrl-C quits)",

@@ -128,6 +128,14 @@ class TerminalView:
         if line:
             print(line, file=self.out, flush=True)
 
+    def archived(self, folder: Path | None) -> None:
+        """``--new``: where the last run was archived (``StarterRun.archived``), or that there was
+        nothing to archive (the folder stayed empty)."""
+        if folder is not None and folder.is_dir() and any(folder.iterdir()):
+            print(say("archived", path=folder), file=self.out, flush=True)
+        else:
+            print(say("archived_nothing"), file=self.out, flush=True)
+
     def summary(self, ctx: dict[str, Any], results: list[Any], *, rounds: int | None = None) -> None:
         """The last lines: achieved or not and what this process spent on every step (judge
         rounds and retries included); when not, why and what to do next."""

@@ -22,7 +22,7 @@ from engine._cli_texts import say as cli_text
 from engine._events import Event
 from engine._files import write_json_atomic
 from engine._flow.starter_run import StarterRun
-from engine._lang import other_names, words
+from engine._lang import step_names, words
 from engine._stores.sqlite import SESSIONS_FILE
 
 log = logging.getLogger(__name__)
@@ -30,15 +30,9 @@ log = logging.getLogger(__name__)
 UNSENT_FILE = "unsent-words.json"
 Where = Literal["coordinator", "held"]
 
-def work_names() -> tuple[str, ...]:
-    """The work step's name in every language, the run's first (a run dir made in one language
-    keeps its labels when the next run speaks the other)."""
-    return other_names(words().WORK_STEP, "WORK_STEP")
-
-
 def is_work(step: str | None) -> bool:
     """True for the work step's own runs (``work``, ``work#round2``), not its judge (``work · judge#1``)."""
-    return step is not None and any(step == w or step.startswith(w + "#") for w in work_names())
+    return step is not None and any(step == w or step.startswith(w + "#") for w in step_names(words().WORK_STEP))
 
 
 def running_step(run: StarterRun) -> str | None:

@@ -28,16 +28,15 @@ from dotenv import load_dotenv
 
 from engine._agents.roles import WORKER_TOOLS
 from engine._agents.spec import AgentSpec
-from engine._cli_archive import ArchiveNotice
 from engine._cli_args import language, parser
 from engine._cli_progress import Progress
 from engine._cli_screen import Screen
 from engine._cli_texts import say
 from engine._cli_view import TerminalView, wake_banner
-from engine._cli_words import Words, is_work, running_step, work_names
+from engine._cli_words import Words, is_work, running_step
 from engine._flow.starter_run import StarterRun
 from engine._human.transports import TerminalTransport
-from engine._lang import speaking
+from engine._lang import speaking, step_names, words as lang_words
 from engine._run import signals
 from engine._run.credentials import CredentialsError
 from engine._run.run_lock import WorkspaceBusyError
@@ -133,17 +132,19 @@ async def _run_flow(args: argparse.Namespace, ask: str) -> int:
     progress = Progress(screen, lambda: transport.lines.reading)
     run = _starter_run(args, transport)
     steps = run.wake_state()["steps"]
-    words.restore(next((steps[w] for w in work_names() if steps.get(w)), None), new=args.new)
+    words.restore(next((steps[w] for w in step_names(lang_words().WORK_STEP) if steps.get(w)), None), new=args.new)
     loop = asyncio.get_running_loop()
     ticker = asyncio.ensure_future(progress.run())
     try:
         while True:
             ctrl_c = _CtrlC(run, words, transport, screen)
             loop.add_signal_handler(signal.SIGINT, ctrl_c)
-            archived = ArchiveNotice(run.paths.archive, args.new)
+            untold = [args.new]  # --new: the first event says where the last run went
 
-            def on_event(event, run=run, archived=archived) -> None:
-                archived(screen)
+            def on_event(event, run=run, untold=untold) -> None:
+                if untold[0]:
+                    untold[0] = False
+                    view.archived(run.archived)
                 view(event)
                 progress(event)
                 words.on_event(run, event)

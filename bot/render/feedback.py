@@ -7,17 +7,15 @@ a click is understood after a restart: nothing is kept in memory.
 
 from __future__ import annotations
 
-from typing import Literal
-
 from slack_sdk.models.blocks import ContextActionsBlock, FeedbackButtonsElement
 
 from bot.render import controls
 from bot.render.block_kit import MAX_BLOCKS, Payload
 from bot.store.bot_store import ThreadKey
+from bot.store.surfaces import Sentiment
 
 __all__ = ["FEEDBACK_ACTION", "NOT_RECORDED", "Sentiment", "feedback_block", "parse_value", "thanks", "with_feedback"]
 
-Sentiment = Literal["positive", "negative"]
 SENTIMENTS: tuple[Sentiment, ...] = ("positive", "negative")
 FEEDBACK_ACTION = "flower_feedback"
 

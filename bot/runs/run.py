@@ -36,6 +36,7 @@ from bot.runs.surfaces import Surfaces
 from bot.runs.threads import folder_name, run_dir
 from bot.runs.transport import Answers, SlackTransport
 from bot.sandbox import thread_sandbox
+from bot.slack.assistant import AssistantStatus
 from bot.slack.outbox import Outbox, edit
 from bot.store.bot_store import BotStore, Question as StoredQuestion, ThreadKey
 from engine import Event, Question, Resilience, StarterRun
@@ -92,6 +93,7 @@ class Runner:
                  answers: Answers, options: BotOptions, closing: Callable[[], bool], started_at: float) -> None:
         self.config, self.store, self.client, self.outbox, self.answers = config, store, client, outbox, answers
         self.options, self.closing, self.started_at = options, closing, started_at
+        self.assistant = AssistantStatus(client)  # the "is working on" lines of every run
 
     async def go(self, run: Run, key: ThreadKey, ws: Path, ask: str, new: bool, banner_key: str | None,
                  started: Callable[[], None] = lambda: None) -> Outcome:
@@ -135,7 +137,8 @@ class Runner:
         run.feed = feed = StatusFeed(key, store=self.store, client=self.client, outbox=self.outbox,
                                      every_s=self.options.status_every_s, status=await self._status(key, rd))
         events: asyncio.Queue[Event | None] = asyncio.Queue()
-        surfaces = Surfaces(key, store=self.store, client=self.client, outbox=self.outbox, goal_path=starter.paths.goal)
+        surfaces = Surfaces(key, store=self.store, client=self.client, outbox=self.outbox, status=self.assistant,
+                            goal_path=starter.paths.goal)
 
         def on_event(event: Event) -> None:
             if event.kind == "session":
@@ -198,17 +201,20 @@ class Runner:
 
     async def _status(self, key: ThreadKey, rd: Path) -> RunStatus:
         """The status line's start: the thread's first request, and what its earlier runs spent and judged."""
-        thread = await self.store.get_thread(key)
-        since = thread.created_at if thread is not None else time.time()
+        since = await self._since(key)
         sums = await asyncio.to_thread(final.totals, rd, since)
         return RunStatus(started=since, cost_before=sums.cost, rounds_before=sums.rounds)
 
     async def _totals(self, key: ThreadKey, run: Run) -> final.Totals:
-        thread = await self.store.get_thread(key)
-        since = thread.created_at if thread else (run.feed.status.started if run.feed else time.time())
+        since = await self._since(key, run.feed.status.started if run.feed else None)
         if run.workspace is None:
             return final.Totals(0.0, 0, max(0.0, time.time() - since), time.time())
         return await asyncio.to_thread(final.totals, run_dir(run.workspace), since)
+
+    async def _since(self, key: ThreadKey, fallback: float | None = None) -> float:
+        """When the thread's first request came (``threads.created_at``)."""
+        thread = await self.store.get_thread(key)
+        return thread.created_at if thread is not None else fallback or time.time()
 
     async def _wake_banner(self, key: ThreadKey, ws: Path, starter: StarterRun, ask: str, new: bool,
                            banner_key: str | None) -> None:

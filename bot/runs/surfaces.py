@@ -20,7 +20,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.runs.plan_feed import PlanFeed
 from bot.runs.threads import folder_name
-from bot.slack.assistant import assistant_for
+from bot.slack.assistant import AssistantStatus
 from bot.slack.outbox import Outbox
 from bot.store.bot_store import BotStore, ThreadKey
 from engine import AskEvent, Event, SessionStarted, StepStarted, WorkflowDone
@@ -44,10 +44,10 @@ class Surfaces:
     ``close`` at the run's end (it clears the status line)."""
 
     def __init__(self, key: ThreadKey, *, store: BotStore, client: AsyncWebClient, outbox: Outbox,
-                 goal_path: Path, refresh_s: float = REFRESH_S) -> None:
+                 status: AssistantStatus, goal_path: Path, refresh_s: float = REFRESH_S) -> None:
         self.key, self.refresh_s = key, refresh_s
         self.plan = PlanFeed(key, store=store, client=client, outbox=outbox, goal_path=goal_path)
-        self.status = assistant_for(client)
+        self.status = status
         self._events: asyncio.Queue[Event | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._step = ""  # what the run works on now

@@ -15,7 +15,6 @@ got no answer, or a 429 / 5xx past the client's retries, is only skipped.
 from __future__ import annotations
 
 import logging
-import weakref
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
@@ -25,7 +24,7 @@ from bot.store.bot_store import ThreadKey
 
 log = logging.getLogger(__name__)
 
-__all__ = ["AssistantStatus", "MAX_STATUS", "assistant_for"]
+__all__ = ["AssistantStatus", "MAX_STATUS"]
 
 # Slack's answers meaning no thread will take a status from this app (its error table for the method).
 APP_REFUSED = frozenset({"missing_scope", "not_allowed_token_type", "is_bot", "method_deprecated",
@@ -36,7 +35,8 @@ MAX_STATUS = 100  # a line under the thread: longer ones are cut
 
 
 class AssistantStatus:
-    """The status lines of one bot (one Web API client): ``show`` and ``clear`` per thread."""
+    """The status lines of one bot (one Web API client): ``show`` and ``clear`` per thread. One
+    per bot, kept for as long as it runs, so what Slack refused is remembered across runs."""
 
     def __init__(self, client: AsyncWebClient) -> None:
         self.client = client
@@ -81,14 +81,3 @@ class AssistantStatus:
             log.info("Slack refused a status line in thread %s/%s (%s): none are set there from now on",
                      key.channel, key.thread_ts, code)
 
-
-_BY_CLIENT: weakref.WeakKeyDictionary[AsyncWebClient, AssistantStatus] = weakref.WeakKeyDictionary()
-
-
-def assistant_for(client: AsyncWebClient) -> AssistantStatus:
-    """The ``AssistantStatus`` of the bot that posts with ``client`` (made on first use): what
-    Slack refused is remembered for as long as the bot runs."""
-    found = _BY_CLIENT.get(client)
-    if found is None:
-        found = _BY_CLIENT[client] = AssistantStatus(client)
-    return found

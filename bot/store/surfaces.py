@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from bot.store.base import StoreBase
 from bot.store.records import ThreadKey
 from engine import StoreError, immediate
 
-__all__ = ["Feedback", "SurfacesMixin"]
+__all__ = ["Feedback", "Sentiment", "SurfacesMixin"]
 
 Sentiment = Literal["positive", "negative"]
 _THREAD = "team = ? AND channel = ? AND thread_ts = ?"
@@ -53,7 +53,7 @@ class SurfacesMixin(StoreBase):
                               sentiment: Sentiment) -> Sentiment | None:
         """Record ``user``'s ``sentiment`` on the final message ``message_ts``; the one it replaced
         (None for a first click)."""
-        if sentiment not in ("positive", "negative"):
+        if sentiment not in get_args(Sentiment):
             raise StoreError(f"feedback must be 'positive' or 'negative'; got {sentiment!r}. "
                              "Pass the sentiment of the button clicked.")
         return await self._run(self._record, ThreadKey(*thread), message_ts, user, sentiment)

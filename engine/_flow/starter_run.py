@@ -64,6 +64,7 @@ class StarterRun:
             **(runtime or {})}
         self._flow_kw: dict[str, Any] = {"transport": transport, "park": park, **(flow or {})}
         self.runtime: Runtime | None = None  # while run() runs
+        self.archived: Path | None = None  # where run(new=True) archived the last run
         self.flow: Workflow | None = None
         self._notes: list[tuple[str, str]] = []
         self._ended = False
@@ -112,8 +113,10 @@ class StarterRun:
             emit(on_event, event)
 
         try:
+            if new:  # here, under the run lock, and said where (``archived``)
+                self.archived = self.archive()
             wf = self.flow = starter_flow(
-                ask, workspace=self.paths.workspace, run_dir=self.run_dir, new=new, isolate=self.isolate,
+                ask, workspace=self.paths.workspace, run_dir=self.run_dir, isolate=self.isolate,
                 worktrees=False if self.shared_worktree else None, **self._flow_kw)
             for text, by in self._notes:
                 wf.channel.post(text, by=by)
