@@ -130,69 +130,57 @@ def starter_flow(
     Raises ``ValueError`` for an empty ``ask`` on a fresh workspace, and for ``isolate=True``
     outside a git repository (before any money is spent).
     """
-    with speaking(language or current()):
-        return _starter_flow(ask, workspace=workspace, run_dir=run_dir, new=new, isolate=isolate,
-                             worktrees=worktrees, clarify_only=clarify_only, goal=goal, rounds=rounds,
-                             judge_can_run=judge_can_run, max_asks=max_asks, timeout_s=timeout_s,
-                             instructions=instructions, worker_prompt=worker_prompt, brief_name=brief_name,
-                             goal_name=goal_name, log_name=log_name, transport=transport, park=park)
+    with speaking(language or current()):  # every text, name and file below is in it
+        w = words()
+        paths = starter_paths(workspace, isolate=isolate, brief_name=brief_name,
+                              goal_name=goal_name, log_name=log_name)
+        if isolate and not _is_git_repo(paths.workspace):
+            raise ValueError(
+                f"isolate=True needs a git repository; {paths.workspace} is not one. "
+                "Run `git init` there, or drop isolate.")
+        if new:
+            archive_run(paths, run_dir)
+        said = (ask or "").strip()
+        old_brief = Brief.load(paths.brief)
+        waking = old_brief is not None and old_brief.complete()
+        if not waking and not said:
+            raise ValueError(w.EMPTY_ASK)
+        paths.workbench.ensure()
+        ch = HumanChannel(transport=transport, log_path=paths.log, amend_path=paths.brief,
+                          max_asks=max_asks, timeout_s=timeout_s, park=park)
+        if waking and said:
+            ch.amend(said, label=w.AMEND_LABEL)
 
+        def clarify_prompt(ctx: Ctx) -> str:
+            text = w.CLARIFY_PROMPT.format(ask=said or w.SEE_BRIEF)
+            partial = Brief.load(paths.brief)
+            return text + (w.CLARIFY_AGAIN.format(brief=partial.to_markdown()) if partial else "")
 
-def _starter_flow(ask: str, *, workspace: str | Path, run_dir: str | Path, new: bool, isolate: bool,
-                  worktrees: bool | None, clarify_only: bool, goal: bool, rounds: int, judge_can_run: bool,
-                  max_asks: int | None, timeout_s: float | None, instructions: str, worker_prompt: str | None,
-                  brief_name: str | None, goal_name: str | None, log_name: str | None, transport: Any,
-                  park: Park | None) -> Workflow:
-    w = words()
-    paths = starter_paths(workspace, isolate=isolate, brief_name=brief_name,
-                          goal_name=goal_name, log_name=log_name)
-    if isolate and not _is_git_repo(paths.workspace):
-        raise ValueError(
-            f"isolate=True needs a git repository; {paths.workspace} is not one. "
-            "Run `git init` there, or drop isolate.")
-    if new:
-        archive_run(paths, run_dir)
-    said = (ask or "").strip()
-    old_brief = Brief.load(paths.brief)
-    waking = old_brief is not None and old_brief.complete()
-    if not waking and not said:
-        raise ValueError(w.EMPTY_ASK)
-    paths.workbench.ensure()
-    ch = HumanChannel(transport=transport, log_path=paths.log, amend_path=paths.brief,
-                      max_asks=max_asks, timeout_s=timeout_s, park=park)
-    if waking and said:
-        ch.amend(said, label=w.AMEND_LABEL)
+        steps: list[Step] = [clarify_step(ch, brief_path=paths.brief, prompt=clarify_prompt, retries=2)]
+        if not clarify_only:
+            if goal:
+                steps.append(goal_step(ch, goal_path=paths.goal, always_set=waking and bool(said),
+                                       retries=2, can_run=judge_can_run))
+            workers = {"coder": worker(w.WORKER_DESCRIPTION, worker_prompt or w.WORKER_PROMPT,
+                                       isolate=isolate if worktrees is None else worktrees)}
+            lead = coordinator(w.COORDINATOR_NAME, instructions, workers, channel=ch)
 
-    def clarify_prompt(ctx: Ctx) -> str:
-        text = w.CLARIFY_PROMPT.format(ask=said or w.SEE_BRIEF)
-        partial = Brief.load(paths.brief)
-        return text + (w.CLARIFY_AGAIN.format(brief=partial.to_markdown()) if partial else "")
+            def goal_text(ctx: Ctx) -> str:
+                g = ctx.get(GOAL_KEY)
+                return g.prompt_block() if isinstance(g, Goal) else ""
 
-    steps: list[Step] = [clarify_step(ch, brief_path=paths.brief, prompt=clarify_prompt, retries=2)]
-    if not clarify_only:
-        if goal:
-            steps.append(goal_step(ch, goal_path=paths.goal, always_set=waking and bool(said),
-                                   retries=2, can_run=judge_can_run))
-        workers = {"coder": worker(w.WORKER_DESCRIPTION, worker_prompt or w.WORKER_PROMPT,
-                                   isolate=isolate if worktrees is None else worktrees)}
-        lead = coordinator(w.COORDINATOR_NAME, instructions, workers, channel=ch)
+            def work_prompt(ctx: Ctx) -> str:
+                return w.WORK_PROMPT.format(brief=ctx[BRIEF_KEY].prompt_block(), goal=goal_text(ctx))
 
-        def goal_text(ctx: Ctx) -> str:
-            g = ctx.get(GOAL_KEY)
-            return g.prompt_block() if isinstance(g, Goal) else ""
+            def wake_prompt(ctx: Ctx) -> str:
+                return w.WAKE_SAID.format(said=said, goal=goal_text(ctx)) if said else w.WAKE_SILENT
 
-        def work_prompt(ctx: Ctx) -> str:
-            return w.WORK_PROMPT.format(brief=ctx[BRIEF_KEY].prompt_block(), goal=goal_text(ctx))
-
-        def wake_prompt(ctx: Ctx) -> str:
-            return w.WAKE_SAID.format(said=said, goal=goal_text(ctx)) if said else w.WAKE_SILENT
-
-        work = Step(w.WORK_STEP, lead, work_prompt, resume_prompt=wake_prompt)
-        if goal:
-            work = with_goal(work, ch, goal_path=paths.goal, rounds=rounds, can_run=judge_can_run)
-        steps.append(work)
-    return Workflow(steps, name="starter", channel=ch, workbench=paths.workbench,
-                    context={"_said": said, "_waking": waking}, language=current())
+            work = Step(w.WORK_STEP, lead, work_prompt, resume_prompt=wake_prompt)
+            if goal:
+                work = with_goal(work, ch, goal_path=paths.goal, rounds=rounds, can_run=judge_can_run)
+            steps.append(work)
+        return Workflow(steps, name="starter", channel=ch, workbench=paths.workbench,
+                        context={"_said": said, "_waking": waking}, language=current())
 
 
 def wake_state(
