@@ -1,0 +1,261 @@
+"""What every forge client shares: its values and errors, one aiohttp session, retries, and the wording
+of the failures every call can meet (401, 403, 404, unreachable).
+
+``github.py`` and ``gitlab.py`` subclass ``Forge``; ``client.py`` is where the bot imports them from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any, Callable, Literal, Mapping, TypeVar
+from urllib.parse import urlencode
+
+import aiohttp
+from yarl import URL
+
+from bot.forge.remote import ForgeRepo
+from engine import FlowerError
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+ForgeErrorKind = Literal["no_token", "auth", "forbidden", "not_found", "base_missing", "exists", "refused",
+                         "unreachable"]
+MAX_RETRY_AFTER_S = 30.0
+MESSAGE_CHARS = 300  # a forge's own message, as quoted in ours: enough for a validation error, not a page
+
+
+class ForgeError(FlowerError):
+    """A forge call that failed; ``kind`` says which way, the message says what was wrong and the fix.
+
+    The message never holds the token (it is replaced with ``***``), so it may go to Slack and the log.
+    """
+
+    def __init__(self, kind: ForgeErrorKind, message: str) -> None:
+        super().__init__(message)
+        self.kind: ForgeErrorKind = kind
+
+
+@dataclass(frozen=True)
+class PullRequest:
+    """A GitHub pull request or a GitLab merge request, as the bot needs it.
+
+    ``number`` is the PR number (GitLab: the MR's iid); ``url`` its web page; ``head``/``base`` the
+    source and target branches.
+    """
+
+    number: int
+    url: str
+    state: Literal["open", "closed", "merged"]
+    head: str
+    base: str
+    draft: bool
+
+
+@dataclass(frozen=True)
+class Retry:
+    """How often a call that met a connection error, a timeout, a 429 or a 5xx is tried again.
+
+    ``tries`` counts every attempt; the wait starts at ``first_delay_s`` and doubles, except that a
+    Retry-After header (seconds) is honoured, capped at 30 s.
+    """
+
+    tries: int = 3
+    first_delay_s: float = 1.0
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One HTTP answer that was not retried: status, JSON body (None when not JSON), headers."""
+
+    status: int
+    body: Any
+    headers: Mapping[str, str]
+    reason: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+
+def flatten(value: Any) -> str:
+    """A forge's message field as one line: a dict becomes 'key: value; ...', a list 'a; b'."""
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {flatten(v)}" if k else flatten(v) for k, v in value.items())
+    if isinstance(value, list):
+        return "; ".join(flatten(v) for v in value)
+    return "" if value is None else str(value).strip()
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    """The Retry-After header in seconds (capped), or None when absent or not a number of seconds."""
+    try:
+        return min(max(float(headers.get("Retry-After", "")), 0.0), MAX_RETRY_AFTER_S)
+    except ValueError:
+        return None
+
+
+class Forge:
+    """One repository on one forge, reached over REST; use ``async with`` or ``await close()``.
+
+    Every call raises ``ForgeError`` on failure (never an aiohttp error). An empty token raises
+    ``ForgeError("no_token")`` here, before anything is sent.
+    """
+
+    permissions = "{path}"  # what a token needs on {path}, as a person sets it up; set by each forge
+    noun = "pull request"
+
+    def __init__(self, repo: ForgeRepo, token: str, *, retry: Retry = Retry(), timeout_s: float = 30.0) -> None:
+        self.repo = repo
+        self.retry = retry
+        self.timeout_s = timeout_s
+        self._token = token
+        self._session: aiohttp.ClientSession | None = None
+        if not token:
+            raise ForgeError("no_token", (
+                f"{repo.token_env} is not set, so flower cannot open {self.noun}s on {repo.name}. Set it to "
+                f"{self.needs()} in flower's .env and restart flower; Push branch works without it."))
+
+    def needs(self) -> str:
+        """The token this forge needs on this repository, for a message's fix."""
+        return self.permissions.format(path=self.repo.path)
+
+    # --- the calls, one per forge ---------------------------------------------------------------
+
+    async def check_access(self) -> None:
+        """The token works and may push and open pull requests on the repository."""
+        raise NotImplementedError
+
+    async def check_base(self, base: str) -> None:
+        """``base`` is a branch on the forge, else ``ForgeError("base_missing")``."""
+        raise NotImplementedError
+
+    async def find(self, head: str) -> PullRequest | None:
+        """The newest pull request whose source branch is ``head``, in any state, or None."""
+        raise NotImplementedError
+
+    async def create(self, *, head: str, base: str, title: str, body: str, draft: bool) -> PullRequest:
+        """Open a pull request from ``head`` into ``base``; one already open for ``head`` is kind "exists"."""
+        raise NotImplementedError
+
+    async def comment(self, number: int, body: str) -> None:
+        """Add ``body`` as a comment on pull request ``number``."""
+        raise NotImplementedError
+
+    async def get(self, number: int) -> PullRequest:
+        """Pull request ``number`` as it is now."""
+        raise NotImplementedError
+
+    # --- lifecycle ------------------------------------------------------------------------------
+
+    async def close(self) -> None:
+        """Close the HTTP session; idempotent."""
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def __aenter__(self) -> Forge:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # --- HTTP -----------------------------------------------------------------------------------
+
+    def headers(self) -> dict[str, str]:
+        """The headers every request carries, the token's included."""
+        raise NotImplementedError
+
+    def scrub(self, text: str) -> str:
+        """``text`` with the token replaced by ``***``: every message and log line goes through here."""
+        return text.replace(self._token, "***") if self._token else text
+
+    def error(self, kind: ForgeErrorKind, message: str) -> ForgeError:
+        """A ``ForgeError`` whose message cannot hold the token."""
+        return ForgeError(kind, self.scrub(message))
+
+    def read(self, parse: Callable[[Any], T], data: Any, call: str) -> T:
+        """``parse(data)``, or ``ForgeError("refused")`` when the forge's JSON lacks what it needs."""
+        try:
+            return parse(data)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            why = self.scrub(f"{type(exc).__name__}: {exc}")[:MESSAGE_CHARS]
+            raise self.error("refused", (
+                f"{self.repo.name} answered {call} on {self.repo.path} with JSON flower cannot read ({why}). "
+                f"Check that {self.repo.api_url} is the {self.repo.name} API.")) from None
+
+    def message_of(self, reply: Reply) -> str:
+        """The forge's own words for a failed reply: its JSON ``message``, cut to 300 characters."""
+        body = reply.body
+        text = flatten(body.get("message")) if isinstance(body, dict) else ""
+        return self.scrub(text or reply.reason or "no message")[:MESSAGE_CHARS]
+
+    async def send(self, call: str, method: str, path: str, *, params: Mapping[str, str] | None = None,
+                   json: Any = None) -> Reply:
+        """The reply to ``method path`` (``path`` already URL-quoted), retried per ``self.retry``.
+
+        Connection errors, timeouts, 429, 5xx and rate-limited 403s are retried; when the tries run out
+        this raises ``ForgeError("unreachable")``. Any other reply is returned for the caller to read.
+        """
+        url = self.repo.api_url + path + (f"?{urlencode(params)}" if params else "")
+        if self._session is None:
+            self._session = aiohttp.ClientSession(headers=self.headers())
+        delay, last = self.retry.first_delay_s, "no attempt made"
+        tries = max(1, self.retry.tries)
+        for attempt in range(1, tries + 1):
+            wait = delay
+            try:
+                reply = await self._once(method, url, json)
+            except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                last = self.scrub(f"{type(exc).__name__}: {exc}".rstrip(": "))[:MESSAGE_CHARS]
+            else:
+                if not self._retryable(reply):
+                    return reply
+                last = f"{reply.status}: {self.message_of(reply)}"
+                wait = _retry_after(reply.headers) or delay
+            if attempt < tries:
+                log.warning("%s %s on %s %s: %s; trying again in %.2f s (attempt %d of %d)",
+                            self.repo.name, call, self.repo.path, method, last, wait, attempt + 1, tries)
+                await asyncio.sleep(wait)
+            delay *= 2
+        raise self.error("unreachable", f"could not reach {self.repo.name} at {self.repo.api_url} ({last}) "
+                                        f"after {tries} tries. Try again when it answers.")
+
+    async def _once(self, method: str, url: str, json: Any) -> Reply:
+        assert self._session is not None
+        timeout = aiohttp.ClientTimeout(total=self.timeout_s)
+        # encoded=True: the path is quoted already, and a branch's '/' must reach the forge as %2F
+        async with self._session.request(method, URL(url, encoded=True), json=json, timeout=timeout) as resp:
+            try:
+                body = await resp.json(content_type=None)
+            except ValueError:
+                body = None
+            return Reply(resp.status, body, resp.headers, resp.reason or "")
+
+    @staticmethod
+    def _retryable(reply: Reply) -> bool:
+        rate_limited = reply.status == 403 and (reply.headers.get("X-RateLimit-Remaining") == "0"
+                                                or "Retry-After" in reply.headers)
+        return reply.status == 429 or reply.status >= 500 or rate_limited
+
+    def fail(self, reply: Reply, doing: str, *, missing: str | None = None) -> ForgeError:
+        """The error for a reply no call-specific rule took: 401, 403, 404 and the rest.
+
+        ``doing`` completes "<TOKEN> may not <doing> <path>"; ``missing`` is the 404 message when the
+        call names something inside the repository (a pull request number), else the repository's.
+        """
+        said, env, where = self.message_of(reply), self.repo.token_env, self.repo.path
+        if reply.status == 401:
+            return self.error("auth", f"{self.repo.name} refused {env} ({reply.status}: {said}). "
+                                      "Replace it with a valid token and restart flower.")
+        if reply.status == 403:
+            return self.error("forbidden", f"{env} may not {doing} {where} ({reply.status}: {said}). "
+                                           f"Give it {self.needs()}.")
+        if reply.status == 404:
+            return self.error("not_found", missing or (
+                f"{where} was not found on {self.repo.name} with {env}: it does not exist or the token "
+                "cannot see it. Give the token access to it."))
+        return self.error("refused", f"{self.repo.name} refused to {doing} {where} ({reply.status}: {said}). "
+                                     "Check the request and the repository's settings there.")
