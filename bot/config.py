@@ -19,6 +19,8 @@ from urllib.parse import urlsplit
 from dotenv import dotenv_values
 
 from bot.agent_env import AgentEnvError, agent_env, extra_names
+from bot.forge.remote import DEFAULT_GITHUB_API, DEFAULT_GITLAB_URL, ForgeSettings
+from bot.render.outside import mask_credentials
 from bot.sandbox import default_domains
 
 
@@ -78,6 +80,8 @@ class Config:
     sandbox_domains: tuple[str, ...] = default_domains(None)  # FLOWER_SANDBOX_DOMAINS
     settings_files: tuple[Path, ...] = ()  # the .env files read: hidden from runs
     language: str = "en"  # FLOWER_LANGUAGE: what the models are told and the workspace files are named (en, zh)
+    forges: ForgeSettings = ForgeSettings()  # GITHUB_TOKEN, GITHUB_API_URL, GITLAB_TOKEN, GITLAB_URL: the bot's alone
+    auto_pr: bool = False  # FLOWER_AUTO_PR=1: an achieved verdict in a bound channel opens its pull request by itself
 
     @property
     def mode(self) -> Mode:
@@ -178,7 +182,31 @@ def load_config(environ: Mapping[str, str] | None = None, *, dotenv: str | Path 
         sandbox_domains=_domains(env),
         settings_files=(Path(dotenv).resolve(),) if dotenv is not None and Path(dotenv).is_file() else (),
         language=_language(env),
+        forges=_forges(env),
+        auto_pr=_flag(env, "FLOWER_AUTO_PR", fix="to open a pull request by itself when a bound thread's goal is achieved"),
     )
+
+
+def _forges(env: dict[str, str]) -> ForgeSettings:
+    for name in ("GITHUB_TOKEN", "GITLAB_TOKEN"):
+        if any(c.isspace() for c in env.get(name, "")):
+            raise ConfigError(f"{name} contains whitespace; got {mask(env[name])}. Paste the token alone, on one line.")
+    return ForgeSettings(github_token=env.get("GITHUB_TOKEN", ""),
+                         github_api_url=_base_url(env, "GITHUB_API_URL", DEFAULT_GITHUB_API,
+                                                  example="https://ghe.example.com/api/v3"),
+                         gitlab_token=env.get("GITLAB_TOKEN", ""),
+                         gitlab_url=_base_url(env, "GITLAB_URL", DEFAULT_GITLAB_URL, example="https://gitlab.example.com"))
+
+
+def _base_url(env: dict[str, str], name: str, default: str, *, example: str) -> str:
+    raw = env.get(name)
+    if raw is None:
+        return default
+    parts = urlsplit(raw)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment or "@" in parts.netloc:
+        raise ConfigError(f"{name} must be an http(s) URL with no credentials, query or fragment; got "
+                          f"{mask_credentials(raw)!r}. Set it to {default} (the default) or your server's, such as {example}.")
+    return raw.rstrip("/")
 
 
 def _language(env: dict[str, str]) -> str:

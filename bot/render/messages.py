@@ -76,6 +76,11 @@ _USER_ID = re.compile(r"[UW][A-Z0-9]{2,}")
 _LINK_UNSAFE = re.compile(r"[<>|\s]")  # a permalink inside <url|label> must not close it early
 
 
+def link_url(url: str) -> str:
+    """``url`` safe inside ``<url|label>``: what would close the link early dropped, ``&`` escaped."""
+    return escape(_LINK_UNSAFE.sub("", url))
+
+
 def mention(user: str | None) -> str:
     """``<@U…>`` for a Slack user id; anything else (a terminal user, a name) escaped as is."""
     if user and _USER_ID.fullmatch(user):
@@ -181,7 +186,7 @@ def status_message(
         parts.append(texts.STATUS_CONTEXT.format(tokens=human_tokens(context_tokens)))
     parts += [cost(cost_usd), duration(elapsed_s)]
     head = texts.STATUS_STATE.get(state, escape(state))
-    link = _LINK_UNSAFE.sub("", question_link)
+    link = link_url(question_link)
     if state == "waiting" and link:
         head += texts.STATUS_QUESTION_LINK.format(link=link)
     line = f"{head} · " + " · ".join(parts)

@@ -6,6 +6,8 @@ names) is escaped and shown as it is.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from bot.render import controls, texts
 from bot.render.block_kit import Payload, button, context, fallback, section
 from bot.render.outside import mask_credentials
@@ -16,9 +18,22 @@ from bot.repos.worktrees import Result
 
 PUSH_ACTION = "flower_push"
 DIFF_ACTION = "flower_diff"
+OPEN_PR_ACTION = "flower_open_pr"
+DRAFT_PR_ACTION = "flower_open_draft_pr"
+PR_LINK_ACTION = "flower_pr_link"  # a link button: Slack still tells the app, which only acks
 MAX_COMMITS = 20
 
-__all__ = ["DIFF_ACTION", "PUSH_ACTION", "binding_message", "branch_message", "not_bound_message"]
+__all__ = ["DIFF_ACTION", "DRAFT_PR_ACTION", "OPEN_PR_ACTION", "PR_LINK_ACTION", "PUSH_ACTION", "PrButton",
+           "binding_message", "branch_message", "not_bound_message"]
+
+
+@dataclass(frozen=True)
+class PrButton:
+    """The pull request button of a branch message: Open (``action``) or, once one is open, a link to it."""
+
+    label: str
+    action: str = PR_LINK_ACTION
+    url: str = ""
 
 
 def binding_message(binding: Binding, *, changed: bool) -> Payload:
@@ -37,8 +52,9 @@ def not_bound_message(*, can_bind: bool) -> Payload:
     return {"text": texts.NOT_BOUND.format(how=texts.HOW_TO_BIND if can_bind else texts.NO_ADMINS_TO_BIND)}
 
 
-def branch_message(key: ThreadKey, result: Result, *, has_remote: bool) -> Payload:
-    """The branch an achieved thread made: its commits and diff stat, with Push / Diff buttons."""
+def branch_message(key: ThreadKey, result: Result, *, has_remote: bool, pr: PrButton | None = None) -> Payload:
+    """The branch a finished thread made: its commits and diff stat, with Push, the pull request's
+    button (``pr``) and Diff."""
     head = texts.BRANCH_HEAD.format(branch=escape(result.branch))
     shown = result.commits[-MAX_COMMITS:]
     lines = [f"• `{escape(c.split(' ', 1)[0])}` {escape(c.partition(' ')[2])}" for c in shown] or [texts.NO_COMMITS]
@@ -51,7 +67,12 @@ def branch_message(key: ThreadKey, result: Result, *, has_remote: bool) -> Paylo
         blocks.append(context(texts.UNCOMMITTED.format(n=len(result.uncommitted))))
     value = controls.thread_value(key)
     pin = controls.thread_value(key, result.branch)  # Push pushes the branch shown here, nothing else
-    buttons = ([button(texts.PUSH_BUTTON, PUSH_ACTION, pin, style="primary")] if has_remote else [])
+    buttons = ([button(texts.PUSH_BUTTON, PUSH_ACTION, pin)] if has_remote else [])
+    if pr is not None:
+        shown_pr = button(pr.label, pr.action, pin, style="primary")
+        buttons.append({**shown_pr, "url": pr.url} if pr.url else shown_pr)
+    elif buttons:
+        buttons[0]["style"] = "primary"
     buttons.append(button(texts.DIFF_BUTTON, DIFF_ACTION, value))
     blocks.append({"type": "actions", "elements": buttons})
     text = texts.BRANCH_FALLBACK.format(branch=result.branch, n=len(result.commits),

@@ -198,6 +198,25 @@ PUSHED = ":rocket: {who} pushed `{branch}` (commit `{commit}`) to `{remote}`."
 PUSH_NAMES_NO_BRANCH = ("this Push button names no branch (an older message); press Push on the newest "
                         "branch summary in this thread.")
 DIFF_TITLE = "Diff of {branch}"
+
+# -- Pull requests: opened from the branch message, kept in step by follow-ups ---------------
+# {noun}: "pull request" (GitHub) or "merge request" (GitLab); {ref}: "#12" or "!12"
+
+PR_BUTTON = "Open {noun}"
+DRAFT_PR_BUTTON = "Open draft {short}"
+PR_OPENED = ":link: {who} opened {noun} <{url}|{ref}> for `{branch}` against `{base}`."
+PR_OPENED_BY_ITSELF = ":link: Opened {noun} <{url}|{ref}> for `{branch}` against `{base}` (FLOWER_AUTO_PR)."
+PR_REUSED = ":link: `{branch}` already has {noun} <{url}|{ref}>: pushed to it, and follow-ups here keep it updated."
+PR_UPDATED = ":arrows_counterclockwise: Pushed {n} new commit(s) to `{branch}` and commented the new verdict on <{url}|{ref}>."
+PR_ENDED = (":information_source: {noun_cap} <{url}|{ref}> was {state} on {forge}, so this thread no longer "
+            "updates it. Write `/new <request>` here to start a new branch and a new {noun}.")
+PR_FAILED = Sentence(":x: Could not open the {noun}: {error}")
+PR_UPDATE_FAILED = Sentence(":warning: Could not update {noun} {ref}: {error}")
+PR_NAMES_NO_BRANCH = ("this button names no branch (an older message); press it on the newest branch "
+                      "summary in this thread.")
+PR_NOT_A_FORGE = ("this channel's repository is not on a forge flower knows (GitHub or GitLab), so it cannot "
+                  "open a pull request there; Push branch still works.")
+PR_LINK = "View {ref}"
 NO_CHANGES = "(no changes)\n"  # the uploaded diff when the branch changed nothing
 DIFF_NOT_UPLOADED = ("the diff could not be uploaded ({error}). Press Diff again in a moment, or run "
                      "`git diff` in the thread's worktree.")

@@ -52,6 +52,13 @@ class Binding:
     base: str
     path: Path
     kind: Kind
+    origin: str = ""  # a checkout's origin URL as it was when bound: where its pull requests go
+
+    @property
+    def remote_url(self) -> str:
+        """The URL a pull request's forge is read from: a clone's source, a checkout's origin when
+        bound (never read again from the repository's config, which a thread's agent can change)."""
+        return self.source if self.kind == "clone" else self.origin
 
     @property
     def base_ref(self) -> str:
@@ -64,7 +71,7 @@ class Binding:
     @classmethod
     def from_json(cls, data: dict[str, str]) -> "Binding":
         kind: Kind = "clone" if data["kind"] == "clone" else "checkout"
-        return cls(data["channel"], data["source"], data["base"], Path(data["path"]), kind)
+        return cls(data["channel"], data["source"], data["base"], Path(data["path"]), kind, data.get("origin", ""))
 
 
 def is_url(source: str) -> bool:
@@ -233,7 +240,8 @@ def _checkout(channel: str, source: str, local: Path, base: str | None) -> Bindi
     if not g.has_ref(top, f"refs/heads/{base}"):
         raise RepoError(f"branch {base!r} does not exist in {top}. "
                         f"Give one of: {_branches(top, 'refs/heads')}.")
-    return Binding(channel, source, base, top, "checkout")
+    origin = g.run("remote", "get-url", REMOTE, cwd=top)
+    return Binding(channel, source, base, top, "checkout", origin.stdout.strip() if origin.returncode == 0 else "")
 
 
 def _clone_base(clone: Path, url: str, base: str | None) -> str:

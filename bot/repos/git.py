@@ -105,12 +105,14 @@ def git_env() -> dict[str, str]:
     return env
 
 
-def argv(*args: str, cwd: str | Path | None = None, git_dir: str | Path | None = None) -> list[str]:
+def argv(*args: str, cwd: str | Path | None = None, git_dir: str | Path | None = None,
+         config: tuple[str, ...] = ()) -> list[str]:
     """The command line ``run`` runs for ``git *args``: the safe options and config in front.
 
     ``git_dir``: the git folder to use instead of finding one from ``cwd`` (whose ``.git`` may
     lie); ``cwd`` is then its work tree. Reads the repository's config for the program keys
-    (one more quick git call) when ``args[0]`` is in ``_READS_PROGRAMS``.
+    (one more quick git call) when ``args[0]`` is in ``_READS_PROGRAMS``. ``config``: the bot's own
+    ``key=value`` settings for this call, last (a push's credential helper).
     """
     where = ["--no-pager", *_config(SAFE_CONFIG)]
     if cwd is not None:
@@ -120,7 +122,7 @@ def argv(*args: str, cwd: str | Path | None = None, git_dir: str | Path | None =
     if not args:
         return ["git", *where]
     extra = program_overrides(where) if args[0] in _READS_PROGRAMS else []
-    return ["git", *where, *_config(extra), args[0], *_OPTIONS.get(args[0], ()), *args[1:]]
+    return ["git", *where, *_config([*extra, *config]), args[0], *_OPTIONS.get(args[0], ()), *args[1:]]
 
 
 def program_overrides(where: list[str]) -> list[str]:
@@ -160,13 +162,13 @@ def _setting(key: str, value: str | None) -> str:
 
 
 def run(*args: str, cwd: str | Path | None = None, git_dir: str | Path | None = None,
-        timeout: float = GIT_TIMEOUT_S) -> subprocess.CompletedProcess[str]:
+        timeout: float = GIT_TIMEOUT_S, config: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
     """``git [-C cwd] *args`` (see ``argv``); returns the finished process whatever its exit code.
 
     Raises ``RepoError`` only when git is missing or the call outlives ``timeout`` seconds.
     """
     try:
-        return subprocess.run(argv(*args, cwd=cwd, git_dir=git_dir), capture_output=True, text=True,
+        return subprocess.run(argv(*args, cwd=cwd, git_dir=git_dir, config=config), capture_output=True, text=True,
                               stdin=subprocess.DEVNULL, env=git_env(), timeout=timeout)
     except FileNotFoundError as e:
         raise RepoError("the `git` command was not found on PATH. Install git on the machine "
@@ -177,12 +179,12 @@ def run(*args: str, cwd: str | Path | None = None, git_dir: str | Path | None = 
 
 
 def git(*args: str, cwd: str | Path | None = None, git_dir: str | Path | None = None, fix: str = "",
-        timeout: float = GIT_TIMEOUT_S) -> str:
+        timeout: float = GIT_TIMEOUT_S, config: tuple[str, ...] = ()) -> str:
     """``run`` that must succeed: returns stdout stripped of trailing newlines.
 
     Raises ``RepoError`` naming the command, the folder, git's own message and ``fix``.
     """
-    done = run(*args, cwd=cwd, git_dir=git_dir, timeout=timeout)
+    done = run(*args, cwd=cwd, git_dir=git_dir, timeout=timeout, config=config)
     if done.returncode != 0:
         where = f" in {cwd}" if cwd is not None else ""
         raise RepoError(f"`git {' '.join(args)}` failed{where}: {said(done)}." + (f" {fix}" if fix else ""))

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.forge.pull_requests import PullRequests
 from bot.runs.transport import Answers
 from bot.config import Config
 from bot.slack.outbox import Outbox
@@ -51,6 +52,11 @@ class Jobs:
                               options=options, closing=lambda: self._closing, started_at=time.time())
 
     # -- what listeners call -------------------------------------------------------------------
+
+    @property
+    def pull_requests(self) -> PullRequests:
+        """The bound threads' pull requests (the Open pull request buttons act on them)."""
+        return self._runner.pull_requests
 
     def busy(self, key: ThreadKey) -> bool:
         """True while the thread has a run queued or going in this process."""
@@ -199,6 +205,7 @@ class Jobs:
             if key in self._queue:
                 self._queue.remove(key)
         await self._runner.conclude(key, run, outcome)
+        await self._runner.after_conclude(key, run, outcome)  # still this thread's task: the next run waits
         if isinstance(outcome, (ShutDown, Stopped)):
             raise asyncio.CancelledError  # the task ends cancelled, as asked; words said meanwhile wait
         if not self._closing and await self.store.inbox_waiting(key):  # words said while it ended

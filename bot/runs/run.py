@@ -20,7 +20,10 @@ from typing import Any
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Config
+from bot.forge.client import Retry
+from bot.forge.pull_requests import PullRequests
 from bot.render import controls, deadline as render_deadline, messages as render, repo as render_repo, texts
+from bot.render import pull_request as pr_text
 from bot.render.feedback import with_feedback
 from bot.render.failures import failure_reason
 from bot.repos.git import RepoError, remotes
@@ -55,6 +58,7 @@ class BotOptions:
     flow: dict[str, Any] = field(default_factory=dict)
     status_every_s: float = 3.0
     start_at_once: int | None = START_AT_ONCE  # CLIs starting at once (``bot.runs.start_gate``); None: no limit
+    forge_retry: Retry = field(default_factory=Retry)  # how the forge's API is retried (tests: quickly)
 
 
 @dataclass
@@ -94,6 +98,8 @@ class Runner:
         self.config, self.store, self.client, self.outbox, self.answers = config, store, client, outbox, answers
         self.options, self.closing, self.started_at = options, closing, started_at
         self.assistant = AssistantStatus(client)  # the "is working on" lines of every run
+        self.pull_requests = PullRequests(config=config, store=store, client=client, outbox=outbox,
+                                          retry=options.forge_retry)
 
     async def go(self, run: Run, key: ThreadKey, ws: Path, ask: str, new: bool, banner_key: str | None,
                  started: Callable[[], None] = lambda: None) -> Outcome:
@@ -111,6 +117,8 @@ class Runner:
                                                     domains=self.config.sandbox_domains, git=git)
         except RepoError as exc:
             return Failed(str(exc), repo=True)
+        if run.bound is not None and not new and ask.strip():  # woken by words: its pull request may be over
+            await self.pull_requests.woken(key, run.bound[1].branch)
         async def post_question(k: ThreadKey, qid: int, q: Question) -> str | None:
             ts = await self._post_question(k, qid, q)
             if ts and run.feed is not None:
@@ -177,8 +185,9 @@ class Runner:
             summary = with_feedback(
                 summary_payload(outcome.ctx, run.workspace, totals, reason=reason, branch=branch), key)
             await self.outbox.send(key, "summary", f"summary:{name}:{status_ts}", summary["text"], summary["blocks"])
-            if outcome.ok and run.bound is not None:  # right under the summary: Push and Diff act on it
-                await self._post_branch(key, run.bound[0].path, run.bound[1], status_ts)
+            if run.bound is not None:  # right under the summary: Push, the pull request and Diff act on it
+                report = pr_text.report_from(outcome.ctx, cost=totals.cost, rounds=totals.rounds)
+                await self._post_branch(key, run.bound, report, status_ts)
             await self.store.set_state(key, state)
             if feed is not None:
                 await feed.finish(state, cost=totals.cost, at=totals.at, reason=reason)
@@ -228,10 +237,21 @@ class Runner:
         await self.outbox.send(key, "wake", f"wake:{folder_name(key)}:{state['woke']}:{banner_key or ''}",
                                banner["text"], banner["blocks"])
 
-    async def _post_branch(self, key: ThreadKey, repo: Path, worktree: Any, status_ts: str | None) -> None:
+    async def after_conclude(self, key: ThreadKey, run: Run, outcome: Outcome) -> None:
+        """What may wait until the thread knows how its run ended: the branch's pull request kept
+        in step, or opened by itself (``FLOWER_AUTO_PR``). Network calls, after the state is set."""
+        if isinstance(outcome, Finished) and run.bound is not None:
+            await self.pull_requests.after_finished(key, run.bound[1].branch, achieved=outcome.ok)
+
+    async def _post_branch(self, key: ThreadKey, bound: tuple[Any, Any], report: pr_text.Report,
+                           status_ts: str | None) -> None:
+        binding, worktree = bound
         result = await asyncio.to_thread(repo_summary, worktree)
-        has_remote = bool(await asyncio.to_thread(remotes, repo))
-        shown = render_repo.branch_message(key, result, has_remote=has_remote)
+        if not report.achieved and not result.commits:
+            return  # nothing to push or review yet: the summary says what is left
+        has_remote = bool(await asyncio.to_thread(remotes, binding.path))
+        pr = await self.pull_requests.finished(key, binding, worktree, report, commits=len(result.commits))
+        shown = render_repo.branch_message(key, result, has_remote=has_remote, pr=pr)
         await self.outbox.send(key, "branch", f"branch:{folder_name(key)}:{status_ts}:{result.branch}",
                                shown["text"], shown["blocks"])
 

@@ -90,6 +90,20 @@ def build_app(config: Config, client: AsyncWebClient, intake: Intake, gate: Gate
         await ack()
         await intake.repo.click(context["thread"], context.user_id, context.channel_id, action=render_repo.DIFF_ACTION)
 
+    @app.action(render_repo.OPEN_PR_ACTION, middleware=thread_button)
+    async def on_open_pr(ack, context) -> None:
+        await ack()
+        await intake.jobs.pull_requests.open(context["thread"], context.user_id, context.get("branch"), draft=False)
+
+    @app.action(render_repo.DRAFT_PR_ACTION, middleware=thread_button)
+    async def on_open_draft_pr(ack, context) -> None:
+        await ack()
+        await intake.jobs.pull_requests.open(context["thread"], context.user_id, context.get("branch"), draft=True)
+
+    @app.action(render_repo.PR_LINK_ACTION)
+    async def on_pr_link(ack) -> None:
+        await ack()  # a link button: Slack opens the URL itself and tells the app, which has nothing to do
+
     feedback = FeedbackClicks(store=gate.store, client=client)
 
     @app.action(FEEDBACK_ACTION, middleware=[names_feedback, gate.allow_list])

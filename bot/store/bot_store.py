@@ -1,7 +1,8 @@
 """``BotStore``: the bot's own state in one SQLite file (``bot.db`` under FLOWER_HOME).
 
 Threads and handled event ids live here; questions are in ``bot.store.questions``, the outbox and
-inbox in ``bot.store.queues``, checklist messages and feedback in ``bot.store.surfaces``, pruning
+inbox in ``bot.store.queues``, checklist messages and feedback in ``bot.store.surfaces``, pull
+requests in ``bot.store.pull_requests``, pruning
 of old rows in ``bot.store.housekeeping``, the tables in ``bot.store.schema``. Everything a
 restart must not lose is written before the bot acts on it: a click's answer, an event id, a
 notice to post.
@@ -16,6 +17,7 @@ from pathlib import Path
 from bot.store.housekeeping import HousekeepingMixin
 from bot.store.questions import QuestionRef, QuestionsMixin
 from bot.store.queues import QueuesMixin
+from bot.store.pull_requests import PullRequestRow, PullRequestsMixin
 from bot.store.surfaces import Feedback, SurfacesMixin
 from bot.store.records import (
     ACTIVE_STATES,
@@ -35,6 +37,7 @@ __all__ = [
     "Feedback",
     "InboxItem",
     "OutboxItem",
+    "PullRequestRow",
     "Question",
     "QuestionRef",
     "StoreError",
@@ -60,7 +63,7 @@ def _ts(ts: str) -> Decimal:
         raise StoreError(f"{ts!r} is not a Slack message ts. Pass the message's ts, e.g. '1712345678.123456'.") from None
 
 
-class BotStore(QuestionsMixin, QueuesMixin, SurfacesMixin, HousekeepingMixin):
+class BotStore(QuestionsMixin, QueuesMixin, SurfacesMixin, PullRequestsMixin, HousekeepingMixin):
     """The bot's state, async, safe across tasks, threads and processes; see the module docstring.
 
     ``path`` and its folder are created on first use. ``clock`` gives epoch seconds (tests pass a

@@ -4,8 +4,8 @@ The tables: ``threads`` (a Slack thread -> its workspace and run state), ``event
 ``messages`` (ids already handled: Slack redelivers for hours, and one mention arrives twice),
 ``questions`` (asks that must survive a restart), ``outbox`` (each notice posted once),
 ``inbox`` (words said to a running thread, not yet taken by the run), ``plans`` (the message
-showing a goal's checklist, edited after each verdict) and ``feedback`` (the 👍 / 👎 people gave
-a run's result). A table added later is created by the same idempotent script when an older
+showing a goal's checklist, edited after each verdict), ``feedback`` (the 👍 / 👎 people gave
+a run's result) and ``pull_requests`` (a bound thread branch's pull request). A table added later is created by the same idempotent script when an older
 file is opened; the version moves only when a change is one an older bot cannot read.
 """
 
@@ -115,6 +115,19 @@ CREATE TABLE IF NOT EXISTS feedback (
     sentiment TEXT NOT NULL CHECK (sentiment IN ('positive', 'negative')),
     at REAL NOT NULL,
     PRIMARY KEY (team, channel, thread_ts, message_ts, user_id)
+);
+CREATE TABLE IF NOT EXISTS pull_requests (
+    team TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    thread_ts TEXT NOT NULL,
+    branch TEXT NOT NULL,
+    report TEXT NOT NULL,
+    number INTEGER,
+    url TEXT,
+    state TEXT NOT NULL CHECK (state IN ('proposed', 'open', 'closed', 'merged')),
+    pushed TEXT,
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (team, channel, thread_ts, branch)
 );
 """
 

@@ -1,0 +1,129 @@
+"""What a thread's pull request says: its title, its body, the comment after a follow-up.
+
+A ``Report`` is taken from a finished run (the confirmed brief, the goal's checks with their
+states, the judge's reason, cost and rounds) and kept in bot.db, so the body can be written when
+a person clicks, long after the run. Pure functions; the body is GitHub / GitLab markdown.
+
+The texts come from the models, so they are made inert on the forge: an ``@name`` would notify
+that person or team, and is broken with a zero-width space.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from bot.render.split import clip
+from engine import BRIEF_KEY, GOAL_KEY, VERDICT_KEY, Brief, Goal, Verdict, check_states
+
+__all__ = ["Report", "body", "comment", "noun", "ref", "report_from", "title"]
+
+MAX_BODY = 60_000  # GitHub refuses a body over 65,536 characters; GitLab allows more
+MAX_TITLE = 120
+_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
+_MARK = {"passed": "x", "failing": " ", "pending": " ", "unverifiable": " "}
+_STATE = {"passed": "passed", "failing": "**failing**", "pending": "not judged yet",
+          "unverifiable": "cannot be verified here"}
+
+
+@dataclass(frozen=True)
+class Report:
+    """A finished run of a bound thread, as its pull request shows it."""
+
+    goal: str
+    brief: str
+    checks: list[tuple[str, str]] = field(default_factory=list)  # (text, state), in the goal's order
+    reason: str = ""  # the last verdict's
+    achieved: bool = False
+    cost: float = 0.0
+    rounds: int = 0
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Report | None:
+        """The report kept in bot.db, or None for an empty or unreadable one."""
+        try:
+            data = json.loads(text or "{}")
+            return cls(**{**data, "checks": [tuple(c) for c in data.get("checks", [])]}) if data else None
+        except (ValueError, TypeError):
+            return None
+
+
+def report_from(ctx: dict[str, Any], *, cost: float, rounds: int) -> Report:
+    """The ``Report`` of a finished run from its flow's ``ctx`` and the thread's totals."""
+    goal, verdict, brief = ctx.get(GOAL_KEY), ctx.get(VERDICT_KEY), ctx.get(BRIEF_KEY)
+    verdict = verdict if isinstance(verdict, Verdict) else None
+    checks = [(c.text, c.state) for c in check_states(goal, verdict)] if isinstance(goal, Goal) else []
+    return Report(goal=goal.statement.strip() if isinstance(goal, Goal) else "",
+                  brief=brief.prompt_block() if isinstance(brief, Brief) else "",
+                  checks=checks, reason=verdict.reason if verdict else "", achieved=bool(ctx.get("_ok")),
+                  cost=cost, rounds=rounds)
+
+
+def noun(kind: str) -> str:
+    """What the forge calls it."""
+    return "merge request" if kind == "gitlab" else "pull request"
+
+
+def ref(kind: str, number: int) -> str:
+    """How the forge writes its number: ``!12`` on GitLab, ``#12`` on GitHub."""
+    return f"{'!' if kind == 'gitlab' else '#'}{number}"
+
+
+def title(report: Report, branch: str) -> str:
+    """The goal's first line, cut to fit a title; the branch when there is no goal."""
+    first = next((line.strip(" #*-") for line in report.goal.splitlines() if line.strip(" #*-")), "")
+    return clip(_inert(first), MAX_TITLE) if first else branch
+
+
+def body(report: Report, *, thread_link: str, branch: str) -> str:
+    """The pull request's description: the checklist, the judge's reason, the brief, the totals and
+    the Slack thread it came from."""
+    parts = [f"Opened by flower from {_link(thread_link)} on branch `{branch}`.",
+             "## Checks", _checklist(report)]
+    if report.reason.strip():
+        parts += ["## The judge's reason", _quote(report.reason)]
+    if report.brief.strip():
+        parts += ["## Confirmed requirement", report.brief.strip()]
+    parts.append(_totals(report))
+    return clip(_inert("\n\n".join(parts)), MAX_BODY)
+
+
+def comment(report: Report, *, commits: list[str], thread_link: str) -> str:
+    """The comment a follow-up adds: its new commits, then the new verdict and checklist."""
+    shown = "\n".join(f"- {c}" for c in commits[-20:]) or "- (none)"
+    verdict = "achieved" if report.achieved else "not achieved yet"
+    parts = [f"A follow-up in {_link(thread_link)} pushed {len(commits)} new commit(s):", shown,
+             f"**Verdict: {verdict}.**", _checklist(report)]
+    if report.reason.strip():
+        parts.append(_quote(report.reason))
+    parts.append(_totals(report))
+    return clip(_inert("\n\n".join(parts)), MAX_BODY)
+
+
+def _checklist(report: Report) -> str:
+    if not report.checks:
+        return "_The goal has no checks._"
+    return "\n".join(f"- [{_MARK.get(state, ' ')}] {' '.join(text.split())} ({_STATE.get(state, state)})"
+                     for text, state in report.checks)
+
+
+def _totals(report: Report) -> str:
+    achieved = "achieved" if report.achieved else "not achieved"
+    return f"_Goal {achieved} after {report.rounds} judged round(s); cost ${report.cost:.2f}._"
+
+
+def _quote(text: str) -> str:
+    return "\n".join(f"> {line}" for line in text.strip().splitlines())
+
+
+def _link(url: str) -> str:
+    return f"[the Slack thread]({url})" if url else "a Slack thread"
+
+
+def _inert(text: str) -> str:
+    return _MENTION.sub("@\u200b", text)
