@@ -226,8 +226,10 @@ class Forge:
     async def _once(self, method: str, url: str, json: Any) -> Reply:
         assert self._session is not None
         timeout = aiohttp.ClientTimeout(total=self.timeout_s)
-        # encoded=True: the path is quoted already, and a branch's '/' must reach the forge as %2F
-        async with self._session.request(method, URL(url, encoded=True), json=json, timeout=timeout) as resp:
+        # encoded=True: the path is quoted already, and a branch's '/' must reach the forge as %2F.
+        # No redirects: aiohttp would carry PRIVATE-TOKEN to wherever a Location points
+        async with self._session.request(method, URL(url, encoded=True), json=json, timeout=timeout,
+                                         allow_redirects=False) as resp:
             try:
                 body = await resp.json(content_type=None)
             except ValueError:
@@ -257,5 +259,9 @@ class Forge:
             return self.error("not_found", missing or (
                 f"{where} was not found on {self.repo.name} with {env}: it does not exist or the token "
                 "cannot see it. Give the token access to it."))
+        if 300 <= reply.status < 400:
+            return self.error("refused", (
+                f"{self.repo.name} answered {reply.status} (moved to {self.scrub(reply.headers.get('Location', '?'))}) "
+                f"when asked to {doing} {where}. Point the channel at the repository's current URL."))
         return self.error("refused", f"{self.repo.name} refused to {doing} {where} ({reply.status}: {said}). "
                                      "Check the request and the repository's settings there.")
