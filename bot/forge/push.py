@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from urllib.parse import urlsplit
 
 from bot.forge.client import ForgeError
 from bot.forge.remote import ForgeRepo
+from bot.render.split import clip
 from bot.repos import git as g
 from bot.repos.bindings import Binding
 
@@ -69,7 +71,7 @@ def push_branch(binding: Binding, branch: str, forge: ForgeRepo, token: str, hom
         existed = bool(listed.stdout.strip())
         done = g.run("push", "--quiet", binding.remote_url, f"{commit}:{ref}", cwd=binding.path, config=config)
     if done.returncode != 0:
-        raise ForgeError("refused", f"{forge.name} refused the push of `{branch}` to {forge.path} ({g.said(done)}). "
+        raise ForgeError("refused", f"{forge.name} refused the push of `{branch}` to {forge.path} ({_refusal(done)}). "
                          f"If the branch is protected there, let {forge.token_env}'s owner push flower/ branches; "
                          "if it has commits this thread lacks, bring them in or start over with /new.")
     return Pushed(commit, created=not existed)
@@ -83,6 +85,15 @@ def delete_branch(binding: Binding, branch: str, forge: ForgeRepo, token: str, h
     if done.returncode != 0:
         raise ForgeError("refused", f"could not delete `{branch}` on {forge.path} again ({g.said(done)}). "
                          "Delete it there by hand.")
+
+
+def _refusal(done: subprocess.CompletedProcess[str]) -> str:
+    """Why the forge refused a push: what it said (``remote:`` lines, a protected branch's rule) and
+    git's rejected lines, else git's own error."""
+    lines = [line.strip() for line in (done.stderr or "").splitlines()]
+    said = [line.removeprefix("remote:").strip() for line in lines if line.startswith("remote:")]
+    rejected = [line.lstrip("! ").strip() for line in lines if "[rejected]" in line or "[remote rejected]" in line]
+    return clip("; ".join([s for s in said if s] + rejected), 500) or g.said(done)
 
 
 @contextlib.contextmanager

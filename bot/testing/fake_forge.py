@@ -111,6 +111,10 @@ class FakeForge:
         self._faults.append(Fault(method.upper(), re.compile(path_pattern), status, times, body,
                                   {k: str(v) for k, v in (headers or {}).items()}))
 
+    def open_by_hand(self, repo: str, *, head: str, base: str, title: str) -> int:
+        """A pull request someone opened on the forge themselves (not through the API); its number."""
+        return self._hosted.open_pull(repo, head, base, title, "", False).number
+
     def set_state(self, number: int, state: State) -> None:
         """Change pull request ``number`` to ``state``, as someone on the forge would."""
         self._pull(number).state = state

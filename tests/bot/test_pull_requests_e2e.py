@@ -247,8 +247,13 @@ async def test_bad_cases_are_said_and_leave_nothing_half_made(make_bot, slack_en
         bot = await make_bot(OPTIONS, GITHUB_TOKEN=TOKEN)
 
         forge.add_repo("acme/app", push=False)  # a token that may read but not push
-        await click_says("403")
+        await click_says("may not push to acme/app")
         forge.add_repo("acme/app")
+        # a token without "Pull requests: write": refused after the push, whose branch is deleted again
+        forge.fail("POST", "/repos/acme/app/pulls", 403,
+                   body={"message": "Resource not accessible by personal access token"})
+        said = await click_says("403")
+        assert "Resource not accessible" in said
 
         git("update-ref", "-d", "refs/heads/main", cwd=bare)  # the base branch is gone on the forge
         await click_says("base branch 'main' does not exist")
@@ -273,7 +278,7 @@ async def test_bad_cases_are_said_and_leave_nothing_half_made(make_bot, slack_en
         git("push", "-q", str(bare), f"refs/heads/{branch}:refs/heads/{branch}",
             cwd=Path(git("rev-parse", "--path-format=absolute", "--git-common-dir",
                          cwd=bot.jobs.workspace(key) / "repo")).parent)
-        await forge.open_by_hand(head=branch, base="main", title="by hand")
+        forge.open_by_hand("acme/app", head=branch, base="main", title="by hand")
         mark = slack.mark()
         await slack.click(CHANNEL, branch_msg.response["ts"], OPEN_PR_ACTION)
         reused = await posted(slack, thread, "already has pull request", after=mark)
