@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import os
+import signal
 
 import pytest
 
 pytest_plugins = ["engine.testing.pytest_plugin", "bot.testing.pytest_plugin"]
 
 _LEAKY_PREFIXES = ("SLACK_", "ANTHROPIC_", "CLAUDE", "FLOWER_")
+
+# A suite started in the background of a script inherits SIGINT ignored (POSIX shells do that to
+# background jobs without job control), and every child would keep ignoring it: the tests that
+# press Ctrl-C or stop the bot with SIGINT would hang. Caught here, it is default again in children.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)

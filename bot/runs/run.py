@@ -126,7 +126,7 @@ class Runner:
             return ts
 
         transport = SlackTransport(key, store=self.store, answers=self.answers, post_question=post_question,
-                                   close_question=self._close_question,
+                                   close_question=self._close_question, show_answered=self._show_answered,
                                    # a stopped or parked run leaves its question open for the next run
                                    stopping=lambda: run.stopping or run.parked is not None or self.closing(),
                                    replay_before=self.started_at if run.resumed else None)
@@ -260,6 +260,11 @@ class Runner:
         shown = render.question_message(qid, q.text, q.options, q.asked_by, deadline_note=note)
         return await self.outbox.post(key, "question", controls.question_notice_key(key, qid), shown["text"],
                                       shown["blocks"])
+
+    async def _show_answered(self, q: StoredQuestion) -> None:
+        """The question's message shows its answer, without buttons (the click could not edit it yet)."""
+        shown = render.answered_message(q.text, q.answer or "", q.answered_by or "", asked_by=q.asked_by)
+        await edit(self.client, q.thread.channel, q.message_ts or "", shown["text"], shown["blocks"])
 
     async def _close_question(self, q: StoredQuestion) -> None:
         """The run stopped waiting (a deadline with a default, or its step moved on): the question

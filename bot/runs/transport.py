@@ -71,13 +71,14 @@ class SlackTransport:
         answers: Answers,
         post_question: PostQuestion,
         close_question: CloseQuestion | None = None,
+        show_answered: CloseQuestion | None = None,
         stopping: Callable[[], bool] = lambda: False,
         replay_before: float | None = None,
     ) -> None:
         self.thread = ThreadKey(*thread)
         self.store, self.answers = store, answers
         self.post_question, self.close_question, self.stopping = post_question, close_question, stopping
-        self.replay_before = replay_before
+        self.show_answered, self.replay_before = show_answered, replay_before
 
     async def ask(self, q: Question) -> Answer:
         """Ask ``q`` in the thread (once across restarts) and wait for its answer.
@@ -124,6 +125,11 @@ class SlackTransport:
             ts = await self.post_question(self.thread, qid, q)
             if ts:
                 await self.store.set_question_message(qid, ts)
+                # a click before this line found no message to edit: the answer is shown from here
+                # (one of the two always sees the other's write, so the buttons never stay)
+                now = await self.store.get_question(qid)
+                if now is not None and now.answer is not None and self.show_answered is not None:
+                    await self.show_answered(now)
         return qid
 
     async def _replayed(self, key: str) -> Answer | None:

@@ -19,7 +19,7 @@ from bot.slack.outbox import MAX_ATTEMPTS, Outbox
 from bot.store.bot_store import BotStore, ThreadKey
 from engine import Resilience
 from engine.testing import prompt_contains, text, tool_use
-from engine.testing.faults import cut_stream, overloaded, prompt_too_long
+from engine.testing.faults import cut_stream, hold, overloaded, prompt_too_long
 from engine.testing.roles import CLARIFIER, JUDGE, COORDINATOR, WORKER
 from tests.bot.test_app_e2e import marked_done
 
@@ -267,14 +267,38 @@ async def test_dropped_connections_to_slack_lose_nothing_and_post_nothing_twice(
     assert "button" not in str(answered.arg("blocks"))
     await posted(slack, thread, "Done: the goal is achieved")
 
-    key = ThreadKey("T0001", CHANNEL, thread)
-    assert (await bot.store.get_thread(key)).state == "done"  # a dropped edit does not fail the run
+    await marked_done(bot, ThreadKey("T0001", CHANNEL, thread))  # a dropped edit does not fail the run
     shown = texts(slack, thread)
     assert sum("Started" in t for t in shown) == 1, shown  # Slack took it once: it is not posted again
     at = in_order(shown, ["Started", "Question", "Round 1:", "Done: the goal is achieved"])
     assert at == sorted(at), shown
     dropped = [c for c in slack.calls() if c.status == 0]
     assert {c.method for c in dropped} == {"reactions.add", "chat.postMessage", "chat.update"}
+
+
+async def test_a_click_before_the_bot_knows_its_question_message_still_takes_its_buttons(make_bot, slack_env,
+                                                                                          fake_model):
+    """Slack took the question's post but its answer was lost: the person sees the question and
+    clicks while the bot does not know the message's ts yet. The click cannot edit it then; the
+    bot edits it once it learns the ts, so the answered question never keeps live buttons."""
+    slack = slack_env
+    thinking = hold()
+    fake_model.rule(tool_use("mcp__human__ask", PORT_QUESTION, fault=thinking), text(BRIEF), when=CLARIFIER)
+    script(fake_model)
+    await make_bot(FAST_BOT)
+    thread = await start_thread(slack)
+    await thinking.arrived()
+    await slack.wait_for("chat.postMessage", lambda c: "Running" in (c.body.get("text") or ""))  # the status line
+    slack.no_answer("chat.postMessage", after=True)  # the question: posted, its answer lost
+    thinking.release()
+    q = await posted(slack, thread, "Question")
+    ts = next(m["ts"] for m in slack.messages_in(CHANNEL, thread) if "Question" in m.get("text", ""))
+    await slack.click(CHANNEL, ts, q.arg("blocks")[-2]["elements"][0]["action_id"], user="U0BOB")
+    answered = await slack.wait_for("chat.update", lambda c: "U0BOB" in str(c.body.get("blocks")) and c.status == 200,
+                                    ts=ts)
+    assert "button" not in str(answered.arg("blocks"))
+    await posted(slack, thread, "Done: the goal is achieved")
+    assert "button" not in str(slack.message(CHANNEL, ts)["blocks"])
 
 
 async def test_a_failed_post_holds_back_the_rest_of_its_thread(slack_env, tmp_path, monkeypatch):

@@ -5,7 +5,7 @@ offline model, real git pushing to local bare repositories that stand in for the
 A channel bound to ``https://github.com/acme/app.git``: an achieved run offers Open pull request;
 the click pushes the branch and creates one PR whose body holds the brief, the checklist and the
 thread's link; a follow-up with new commits pushes the same branch and comments, no second PR; a
-PR merged on the forge is noticed when the thread wakes. GitLab with FLOWER_AUTO_PR opens its
+PR merged on the forge is noticed when the thread wakes; ``/new`` gets a new branch and a new PR. GitLab with FLOWER_AUTO_PR opens its
 merge request by itself. Each bad case is said in the thread and leaves nothing half-made.
 """
 
@@ -136,6 +136,7 @@ async def test_github_open_pr_follow_up_comments_merged_noticed(make_bot, slack_
         assert "<https://github.com/acme/app/pull/1|#1>" in opened.body["text"] and "<@U0BOB>" in opened.body["text"]
         head = git("rev-parse", f"refs/heads/{branch}", cwd=repo)
         assert ref(bare, branch) == head and ref(evil, branch) is None
+        git("remote", "set-url", "origin", "https://github.com/acme/app.git", cwd=repo)  # new threads fetch it
         [create] = created(forge)
         assert create.json["base"] == "main" and create.json["head"] == branch and create.json["draft"] is False
         assert create.json["title"] == "每轮的 round.txt 都提交了"
@@ -172,6 +173,17 @@ async def test_github_open_pr_follow_up_comments_merged_noticed(make_bot, slack_
         await marked_done(bot, key)
         assert len(forge.comments(1)) == 1 and len(created(forge)) == 1
         assert not [c for c in slack.calls("chat.postMessage") if c.index >= mark and "new commit(s)" in (c.body.get("text") or "")]
+
+        # /new: a new branch, and its own pull request
+        mark = slack.mark()
+        await say(slack, "/new commit a round file", thread_ts=thread)
+        fresh = await posted(slack, thread, f"Branch {branch}-2", after=mark)
+        assert OPEN_PR_ACTION in buttons(fresh)
+        await marked_done(bot, key)
+        await slack.click(CHANNEL, fresh.response["ts"], OPEN_PR_ACTION)
+        second = await posted(slack, thread, "opened pull request", after=mark)
+        assert "|#2>" in second.body["text"] and created(forge)[-1].json["head"] == f"{branch}-2"
+        assert [p["state"] for p in forge.pulls()] == ["merged", "open"]
         assert TOKEN not in str([c.body for c in slack.calls()])  # the bot's token never reaches Slack
 
 
