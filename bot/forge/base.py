@@ -10,7 +10,7 @@ import asyncio
 import logging
 from dataclasses import dataclass
 from typing import Any, Callable, Literal, Mapping, TypeVar
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 import aiohttp
 from yarl import URL
@@ -128,9 +128,22 @@ class Forge:
         """The token works and may push and open pull requests on the repository."""
         raise NotImplementedError
 
+    branches = "{base}/branches"  # where the forge lists a repository's branches, under its API base
+
+    @property
+    def _base(self) -> str:
+        """The repository's path under the forge's API."""
+        raise NotImplementedError
+
     async def check_base(self, base: str) -> None:
         """``base`` is a branch on the forge, else ``ForgeError("base_missing")``."""
-        raise NotImplementedError
+        where = self.branches.format(base=self._base)
+        reply = await self.send("check_base", "GET", f"{where}/{quote(base, safe='')}")
+        if reply.status == 404:
+            raise self.error("base_missing", f"base branch {base!r} does not exist on {self.repo.name} "
+                                             f"{self.repo.path}. Bind the channel again with a branch that exists there.")
+        if not reply.ok:
+            raise self.fail(reply, "read the branches of")
 
     async def find(self, head: str) -> PullRequest | None:
         """The newest pull request whose source branch is ``head``, in any state, or None."""

@@ -54,14 +54,6 @@ class GitHub(Forge):
                 f"{self.repo.token_env} may not push to {self.repo.path} on GitHub (its permissions there say "
                 f"push: false). Give it {self.needs()}."))
 
-    async def check_base(self, base: str) -> None:
-        reply = await self.send("check_base", "GET", f"{self._base}/branches/{quote(base, safe='')}")
-        if reply.status == 404:
-            raise self.error("base_missing", f"base branch {base!r} does not exist on GitHub {self.repo.path}. "
-                                             "Bind the channel again with a branch that exists there.")
-        if not reply.ok:
-            raise self.fail(reply, "read the branches of")
-
     async def find(self, head: str) -> PullRequest | None:
         owner = self.repo.path.split("/")[0]
         params = {"head": f"{owner}:{head}", "state": "all", "sort": "created", "direction": "desc",

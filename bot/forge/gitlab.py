@@ -38,6 +38,8 @@ class GitLab(Forge):
     def headers(self) -> dict[str, str]:
         return {"PRIVATE-TOKEN": self._token, "User-Agent": "flower"}
 
+    branches = "{base}/repository/branches"
+
     @property
     def _base(self) -> str:
         return f"/projects/{quote(self.repo.path, safe='')}"
@@ -64,14 +66,6 @@ class GitLab(Forge):
                 f"{self.repo.token_env} has access level {level} ({_LEVELS.get(level, 'unknown')}) on "
                 f"{self.repo.path}; pushing a branch and opening a merge request needs {DEVELOPER} (Developer). "
                 f"Give it {self.needs()}."))
-
-    async def check_base(self, base: str) -> None:
-        reply = await self.send("check_base", "GET", f"{self._base}/repository/branches/{quote(base, safe='')}")
-        if reply.status == 404:
-            raise self.error("base_missing", f"base branch {base!r} does not exist on GitLab {self.repo.path}. "
-                                             "Bind the channel again with a branch that exists there.")
-        if not reply.ok:
-            raise self.fail(reply, "read the branches of")
 
     async def find(self, head: str) -> PullRequest | None:
         params = {"source_branch": head, "state": "all", "order_by": "created_at", "sort": "desc"}

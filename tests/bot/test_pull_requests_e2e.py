@@ -11,7 +11,6 @@ merge request by itself. Each bad case is said in the thread and leaves nothing 
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 from pathlib import Path
 
@@ -61,11 +60,9 @@ def script(fm, *, verdict: str = ACHIEVED) -> None:
     fm.rule(tool_use("Bash", {"command": COMMIT}), text("committed"), when=[WORKER], repeat_last=True)
 
 
-def forge_remote(tmp_path: Path, host: str, path: str) -> Path:
-    """A bare repository at ``<forge dir>/<path>.git`` with one commit on main, reached as
-    ``https://<host>/<path>.git`` through the test's global git config."""
-    forge_dir = tmp_path / "forge"
-    bare = forge_dir / f"{path}.git"
+def bare_remote(tmp_path: Path, path: str) -> Path:
+    """A bare repository at ``<tmp>/forge/<path>.git`` with one commit on main."""
+    bare = tmp_path / "forge" / f"{path}.git"
     bare.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
     seed = tmp_path / "seed"
@@ -75,9 +72,14 @@ def forge_remote(tmp_path: Path, host: str, path: str) -> Path:
     git("add", "README.md", cwd=seed)
     git("commit", "-q", "-m", "first", cwd=seed)
     git("push", "-q", "origin", "main", cwd=seed)
-    with open(tmp_path / "gitconfig", "a") as cfg:  # GIT_CONFIG_GLOBAL of git_identity
-        cfg.write(f'[url "{forge_dir}/"]\n\tinsteadOf = https://{host}/\n')
     return bare
+
+
+def forge_remote(tmp_path: Path, host: str, path: str) -> Path:
+    """``bare_remote`` reached as ``https://<host>/<path>.git`` through the test's global git config."""
+    with open(tmp_path / "gitconfig", "a") as cfg:  # GIT_CONFIG_GLOBAL of git_identity
+        cfg.write(f'[url "{tmp_path / "forge"}/"]\n\tinsteadOf = https://{host}/\n')
+    return bare_remote(tmp_path, path)
 
 
 async def posted(slack, thread_ts, needle, *, after=0):
@@ -100,9 +102,19 @@ def created(forge) -> list:
     return [r for r in forge.requests if r.method == "POST" and r.path.endswith(("/pulls", "/merge_requests"))]
 
 
-async def bind(slack, url: str) -> None:
+async def run_to_branch(make_bot, slack, fake_model, url: str, *, verdict: str = ACHIEVED, **env):
+    """A bot with ``env``, its channel bound to ``url``, and one run to the end: the bot, the
+    thread's key and its branch message."""
+    bot = await make_bot(OPTIONS, FLOWER_ADMINS="U0ALICE", **env)
     ts = await say(slack, f"/repo {url}")
     await posted(slack, ts, "bound to a repository")
+    script(fake_model, verdict=verdict)
+    thread = await say(slack, "commit a round file")
+    return bot, ThreadKey("T0001", CHANNEL, thread), await posted(slack, thread, "Branch flower/")
+
+
+def branch_of(branch_msg) -> str:
+    return branch_msg.body["text"].split()[1].rstrip(":")
 
 
 async def test_github_open_pr_follow_up_comments_merged_noticed(make_bot, slack_env, fake_model, tmp_path):
@@ -110,13 +122,9 @@ async def test_github_open_pr_follow_up_comments_merged_noticed(make_bot, slack_
     bare = forge_remote(tmp_path, "github.com", "acme/app")
     async with FakeForge("github", bare_dir=tmp_path / "forge", token=TOKEN) as forge:
         forge.add_repo("acme/app")
-        bot = await make_bot(OPTIONS, FLOWER_ADMINS="U0ALICE", GITHUB_TOKEN=TOKEN, GITHUB_API_URL=forge.url)
-        await bind(slack, "https://github.com/acme/app.git")
-        script(fake_model)
-        thread = await say(slack, "commit a round file")
-        key = ThreadKey("T0001", CHANNEL, thread)
-        branch_msg = await posted(slack, thread, "Branch flower/")
-        branch = branch_msg.body["text"].split()[1].rstrip(":")
+        bot, key, branch_msg = await run_to_branch(make_bot, slack, fake_model, "https://github.com/acme/app.git",
+                                                   GITHUB_TOKEN=TOKEN, GITHUB_API_URL=forge.url)
+        thread, branch = key.thread_ts, branch_of(branch_msg)
         shown = buttons(branch_msg)
         assert set(shown) == {PUSH_ACTION, OPEN_PR_ACTION, DIFF_ACTION}
         assert shown[OPEN_PR_ACTION]["text"]["text"] == "Open pull request"
@@ -192,11 +200,9 @@ async def test_gitlab_auto_mr_on_an_achieved_goal(make_bot, slack_env, fake_mode
     bare = forge_remote(tmp_path, "gitlab.com", "acme/group/app")
     async with FakeForge("gitlab", bare_dir=tmp_path / "forge", token="glpat-test0000000000") as forge:
         forge.add_repo("acme/group/app")
-        bot = await make_bot(OPTIONS, FLOWER_ADMINS="U0ALICE", GITLAB_TOKEN="glpat-test0000000000",
-                             GITLAB_URL=forge.url, FLOWER_AUTO_PR="1")
-        await bind(slack, "https://gitlab.com/acme/group/app.git")
-        script(fake_model)
-        thread = await say(slack, "commit a round file")
+        bot, key, _ = await run_to_branch(make_bot, slack, fake_model, "https://gitlab.com/acme/group/app.git",
+                                          GITLAB_TOKEN="glpat-test0000000000", GITLAB_URL=forge.url, FLOWER_AUTO_PR="1")
+        thread = key.thread_ts
         opened = await posted(slack, thread, "Opened merge request")
         assert "!1" in opened.body["text"] and "FLOWER_AUTO_PR" in opened.body["text"]
         [create] = created(forge)
@@ -205,7 +211,7 @@ async def test_gitlab_auto_mr_on_an_achieved_goal(make_bot, slack_env, fake_mode
         assert create.json["source_branch"].startswith("flower/") and create.json["target_branch"] == "main"
         assert "每轮写一个 round.txt" in create.json["description"]
         assert ref(bare, create.json["source_branch"]) is not None
-        await marked_done(bot, ThreadKey("T0001", CHANNEL, thread))
+        await marked_done(bot, key)
 
 
 async def test_unachieved_goal_offers_a_draft(make_bot, slack_env, fake_model, tmp_path):
@@ -213,11 +219,9 @@ async def test_unachieved_goal_offers_a_draft(make_bot, slack_env, fake_model, t
     forge_remote(tmp_path, "github.com", "acme/app")
     async with FakeForge("github", bare_dir=tmp_path / "forge", token=TOKEN) as forge:
         forge.add_repo("acme/app")
-        await make_bot(OPTIONS, FLOWER_ADMINS="U0ALICE", GITHUB_TOKEN=TOKEN, GITHUB_API_URL=forge.url)
-        await bind(slack, "https://github.com/acme/app.git")
-        script(fake_model, verdict=NOT_YET)
-        thread = await say(slack, "commit a round file")
-        branch_msg = await posted(slack, thread, "Branch flower/")
+        _, key, branch_msg = await run_to_branch(make_bot, slack, fake_model, "https://github.com/acme/app.git",
+                                                 verdict=NOT_YET, GITHUB_TOKEN=TOKEN, GITHUB_API_URL=forge.url)
+        thread = key.thread_ts
         assert buttons(branch_msg)[DRAFT_PR_ACTION]["text"]["text"] == "Open draft PR"
         await slack.click(CHANNEL, branch_msg.response["ts"], DRAFT_PR_ACTION)
         await posted(slack, thread, "opened pull request")
@@ -231,13 +235,9 @@ async def test_bad_cases_are_said_and_leave_nothing_half_made(make_bot, slack_en
     bare = forge_remote(tmp_path, "github.com", "acme/app")
     async with FakeForge("github", bare_dir=tmp_path / "forge", token=TOKEN) as forge:
         forge.add_repo("acme/app")
-        bot = await make_bot(OPTIONS, FLOWER_ADMINS="U0ALICE", GITHUB_API_URL=forge.url)  # no GITHUB_TOKEN yet
-        await bind(slack, "https://github.com/acme/app.git")
-        script(fake_model)
-        thread = await say(slack, "commit a round file")
-        key = ThreadKey("T0001", CHANNEL, thread)
-        branch_msg = await posted(slack, thread, "Branch flower/")
-        branch = branch_msg.body["text"].split()[1].rstrip(":")
+        bot, key, branch_msg = await run_to_branch(make_bot, slack, fake_model, "https://github.com/acme/app.git",
+                                                   GITHUB_API_URL=forge.url)  # no GITHUB_TOKEN yet
+        thread, branch = key.thread_ts, branch_of(branch_msg)
         await marked_done(bot, key)
 
         async def click_says(needle: str) -> str:
@@ -299,19 +299,7 @@ async def test_bad_cases_are_said_and_leave_nothing_half_made(make_bot, slack_en
 
 async def test_a_remote_off_any_forge_has_no_pr_button(make_bot, slack_env, fake_model, tmp_path):
     slack = slack_env
-    bare = tmp_path / "plain.git"
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
-    seed = tmp_path / "seed"
-    subprocess.run(["git", "clone", "-q", str(bare), str(seed)], check=True, capture_output=True)
-    (seed / "README.md").write_text("hello\n")
-    git("add", "README.md", cwd=seed)
-    git("commit", "-q", "-m", "first", cwd=seed)
-    git("push", "-q", "origin", "HEAD:main", cwd=seed)
-    bot = await make_bot(OPTIONS, FLOWER_ADMINS="U0ALICE", GITHUB_TOKEN=TOKEN)
-    await bind(slack, str(bare))
-    script(fake_model)
-    thread = await say(slack, "commit a round file")
-    branch_msg = await posted(slack, thread, "Branch flower/")
+    bare = bare_remote(tmp_path, "plain")  # bound as a local path: no forge
+    bot, key, branch_msg = await run_to_branch(make_bot, slack, fake_model, str(bare), GITHUB_TOKEN=TOKEN)
     assert set(buttons(branch_msg)) == {PUSH_ACTION, DIFF_ACTION}  # Push branch stays, no PR button
-    await marked_done(bot, ThreadKey("T0001", CHANNEL, thread))
-    await asyncio.sleep(0)
+    await marked_done(bot, key)
