@@ -241,7 +241,10 @@ class Runner:
         """What may wait until the thread knows how its run ended: the branch's pull request kept
         in step, or opened by itself (``FLOWER_AUTO_PR``). Network calls, after the state is set."""
         if isinstance(outcome, Finished) and run.bound is not None:
-            await self.pull_requests.after_finished(key, run.bound[1].branch, achieved=outcome.ok)
+            try:
+                await self.pull_requests.after_finished(key, run.bound[1].branch, achieved=outcome.ok)
+            except Exception:  # the forge's failures are said in the thread; anything else must not end the thread's task
+                log.exception("pull request follow-up in %s failed", folder_name(key))
 
     async def _post_branch(self, key: ThreadKey, bound: tuple[Any, Any], report: pr_text.Report,
                            status_ts: str | None) -> None:
