@@ -11,8 +11,9 @@ Our exception hierarchy (every name is exported from ``engine``; where it is def
   x ChannelError (also ValueError)  [engine._human.channel] - a HumanChannel used wrongly
   x TransportError  [engine._human.transports] - a Transport used wrongly
 
-The offline test kit adds ``engine.testing.FakeModelError(FlowerError)``, exported from
-``engine.testing`` only (production code never imports the kit). A host derives its own errors
+The offline test kit adds ``engine.testing.FakeModelError(FlowerError)`` and
+``engine.testing.PostgresServerError(FlowerError)``, exported from ``engine.testing`` only
+(production code never imports the kit). A host derives its own errors
 from ``FlowerError`` too, so ``except FlowerError`` catches everything said on purpose.
 """
 

@@ -20,7 +20,7 @@ request gets the same reply (``engine.testing.rules``). In pytest, the ``fake_mo
 
 from engine.testing.conversation import assistant_turns, offered_tools, prompt_text, system_text, tool_results
 from engine.testing.env import FAKE_API_KEY, offline_env
-from engine.testing.errors import FakeModelError
+from engine.testing.errors import FakeModelError, PostgresServerError
 from engine.testing.fake_model import FakeModel, estimate_tokens
 from engine.testing.faults import (
     CutStream,
@@ -39,6 +39,7 @@ from engine.testing.faults import (
     stream_error,
     unauthorized,
 )
+from engine.testing.postgres import PostgresServer
 from engine.testing.match import (
     Match,
     all_of,
@@ -67,6 +68,9 @@ __all__ = [
     "Rule",
     "Sequencing",
     "estimate_tokens",
+    # a throwaway PostgreSQL (unix socket only) for store tests
+    "PostgresServer",
+    "PostgresServerError",
     # environment
     "offline_env",
     "FAKE_API_KEY",
