@@ -16,6 +16,10 @@ Rules are matched in order (fallbacks last); a rule's replies are turn-indexed b
 conversations (coordinator, subagents, a judge) each follow their own script and a retried
 request gets the same reply (``engine.testing.rules``). In pytest, the ``fake_model`` fixture
 (``engine.testing.pytest_plugin``) starts the server and applies the environment.
+
+``PostgresServer`` (``engine.testing.postgres``) is a throwaway PostgreSQL for store tests; the
+plugin's ``postgres_server`` (one per test process) and ``postgres_url`` (a fresh database per
+test) fixtures give it to pytest.
 """
 
 from engine.testing.conversation import assistant_turns, offered_tools, prompt_text, system_text, tool_results
