@@ -36,6 +36,7 @@ COMMAND_TIMEOUT = 120  # seconds for initdb, one psql statement, or a stop
 SUPERUSER = "postgres"  # the cluster's superuser role, whoever owns the files
 PORT = 5432  # only names the socket file (.s.PGSQL.5432): nothing listens on TCP
 INSTALL = "apt-get install postgresql"
+DEBIAN_ROOT = Path("/usr/lib/postgresql")  # Debian keeps each major version's programs in <version>/bin
 _NEEDED = ("initdb", "pg_ctl", "psql")
 
 
@@ -50,7 +51,7 @@ def find_binaries() -> Path:
     def version(folder: Path) -> tuple[int, ...]:
         return tuple(int(n) for n in re.findall(r"\d+", folder.parent.name)) or (0,)
 
-    candidates += sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=version, reverse=True)
+    candidates += sorted(DEBIAN_ROOT.glob("*/bin"), key=version, reverse=True)
     for folder in candidates:
         if all(os.access(folder / name, os.X_OK) for name in _NEEDED):
             return folder
