@@ -169,8 +169,11 @@ def pg_error(where: str, exc: BaseException) -> StoreError:
     if isinstance(exc, asyncpg.InsufficientPrivilegeError):
         return StoreError(f"PostgreSQL at {where} denied an operation ({text}). Grant the URL's user the "
                           "right to create and change tables in that database.")
-    if isinstance(exc, (OSError, asyncio.TimeoutError, asyncpg.CannotConnectNowError,
-                        asyncpg.ConnectionDoesNotExistError, asyncpg.InterfaceError)):
+    if isinstance(exc, asyncpg.TooManyConnectionsError):
+        return StoreError(f"PostgreSQL at {where} has no connection left ({text}). Raise the server's "
+                          "max_connections, or give the stores a smaller max_connections.")
+    if isinstance(exc, (OSError, asyncio.TimeoutError, asyncpg.PostgresConnectionError,
+                        asyncpg.CannotConnectNowError)):
         return StoreError(f"cannot reach PostgreSQL at {where} ({type(exc).__name__}: {text}). Check that "
                           "the server is running and that the host, port or socket folder in the URL is right.")
     return StoreError(f"PostgreSQL failed on {where}: {text}. Check the server's log; if the tables were "

@@ -66,10 +66,11 @@ class PostgresServer:
 
     ``start()`` runs ``initdb`` (trust auth, UTF8, no sync) and ``pg_ctl start``, returning once
     the server accepts connections; ``create_database()`` makes an empty database and returns
-    its ``postgresql://`` URL (the socket folder as the ``host`` query parameter);
-    ``stop()`` stops it at once (``-m immediate``) and deletes the folder. Use it as a context
-    manager. ``start`` and ``stop`` are idempotent. Any failure raises ``PostgresServerError``
-    with the program's own output and, for a failed start, the server log.
+    its ``postgresql://`` URL (the socket folder as the ``host`` query parameter); ``restart()``
+    cuts every connection and starts it again; ``stop()`` stops it at once (``-m immediate``)
+    and deletes the folder. Use it as a context manager. ``start`` and ``stop`` are idempotent.
+    Any failure raises ``PostgresServerError`` with the program's own output and, for a failed
+    start, the server log. A test process killed with SIGKILL leaves its cluster running.
     """
 
     def __init__(self, *, user: str | None = None) -> None:
@@ -91,19 +92,18 @@ class PostgresServer:
             self._own(root)
             self._as_owner([self.bin / "initdb", "-D", str(root / "data"), "-A", "trust", "-E", "UTF8",
                             "--locale=C", "--no-sync", "-U", SUPERUSER], cwd=root)
-            settings = {"listen_addresses": "", "unix_socket_directories": str(root), "port": str(PORT),
-                        "fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
-            options = " ".join(f"-c {shlex.quote(f'{k}={v}')}" for k, v in settings.items())
-            try:
-                self._as_owner([self.bin / "pg_ctl", "-D", str(root / "data"), "-l", str(root / "log"),
-                                "-w", "-t", str(START_TIMEOUT), "-o", options, "start"], cwd=root)
-            except PostgresServerError as exc:
-                raise PostgresServerError(f"{exc}\nThe server log says:\n{_tail(root / 'log')}") from None
+            self._pg_ctl(root, "start")
         except BaseException:
             self._stop_and_delete(root)
             raise
         self.root = root
         return self
+
+    def restart(self) -> None:
+        """Stop the server (open connections are cut, as when a database server restarts) and start
+        it again on the same socket, with every database kept; returns once it accepts connections."""
+        root = self.socket_dir
+        self._pg_ctl(root, "restart", "-m", "fast")
 
     def stop(self) -> None:
         """Stop the server at once and delete its folder. Idempotent."""
@@ -171,6 +171,16 @@ class PostgresServer:
             shutil.which("setpriv") or "setpriv", f"--reuid={self.user}", f"--regid={self.user}", "--init-groups"]
         return _run([*prefix, *argv], cwd=cwd)
 
+    def _pg_ctl(self, root: Path, *action: str) -> None:
+        settings = {"listen_addresses": "", "unix_socket_directories": str(root), "port": str(PORT),
+                    "fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
+        options = " ".join(f"-c {shlex.quote(f'{k}={v}')}" for k, v in settings.items())
+        try:
+            self._as_owner([self.bin / "pg_ctl", "-D", str(root / "data"), "-l", str(root / "log"),
+                            "-w", "-t", str(START_TIMEOUT), "-o", options, *action], cwd=root)
+        except PostgresServerError as exc:
+            raise PostgresServerError(f"{exc}\nThe server log says:\n{_tail(root / 'log')}") from None
+
     def _stop_and_delete(self, root: Path) -> None:
         if (root / "data" / "postmaster.pid").exists():
             try:
@@ -190,9 +200,8 @@ def _run(argv: list[str | Path], *, cwd: Path) -> str:
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise PostgresServerError(f"{Path(str(argv[0])).name} could not run ({exc}). Run: {INSTALL}") from exc
     if done.returncode != 0:
-        raise PostgresServerError(
-            f"`{shlex.join(str(a) for a in argv)}` exited {done.returncode}:\n{(done.stderr or done.stdout).strip()}"
-        )
+        said = (done.stderr or done.stdout).strip()
+        raise PostgresServerError(f"`{shlex.join(str(a) for a in argv)}` exited {done.returncode}:\n{said}")
     return done.stdout
 
 

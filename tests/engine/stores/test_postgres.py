@@ -316,8 +316,21 @@ async def test_an_unreachable_server_or_a_missing_database_says_what_to_fix(
     missing = PostgresSessionStore(postgres_server.url("no_such_db"))
     with pytest.raises(StoreError, match=r"has no such database .*Create it \(createdb NAME\)"):
         await missing.append(KEY, [x()])
-    await missing.aclose()
-    await nowhere.aclose()
+    stranger = PostgresSessionStore(postgres_server.url().replace("postgres@", "nobody_here@"))
+    with pytest.raises(StoreError, match=r"refused the login .*Check the user and password"):
+        await stranger.load(KEY)
+    for s in (nowhere, missing, stranger):
+        await s.aclose()
+
+
+async def test_a_database_restart_between_two_calls_costs_neither() -> None:
+    with PostgresServer() as server:  # its own cluster: the session's stays up for the other tests
+        s = PostgresSessionStore(server.create_database())
+        await s.append(KEY, [x(n=1)])
+        await asyncio.to_thread(server.restart)  # the pool's idle connection is cut
+        await s.append(KEY, [x(n=2)])
+        assert await s.load(KEY) == [x(n=1), x(n=2)]
+        await s.aclose()
 
 
 # -- the test kit ----------------------------------------------------------------------------
