@@ -3,7 +3,7 @@
 Shipped with the test kit like the offline model, so a host's own tests get a real server too::
 
     with PostgresServer() as pg:
-        url = pg.create_database()  # postgresql://postgres@/t_1?host=/tmp/flower-pg-.../&port=5432
+        url = pg.create_database()  # postgresql://postgres@/t_1?host=<socket folder, %-encoded>&port=5432
         ...
 
 The binaries come from ``PATH`` or from Debian's ``/usr/lib/postgresql/<version>/bin`` (the
