@@ -33,7 +33,8 @@ from claude_agent_sdk import InMemorySessionStore
 
 from bench import mb, median, table
 from bench.transcripts import generate
-from engine._stores.sqlite import _load_rows, _split
+from engine._stores.batch import split_key as _split
+from engine._stores.sqlite import _load_rows
 from engine._stores.prune import PrunePolicy, PruningSessionStore, prune_entries
 from engine._stores.sqlite import SqliteSessionStore
 from engine._stores.trim import EphemeralPolicy, TrimPolicy, expire_ephemeral, spill_results

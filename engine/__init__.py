@@ -63,6 +63,8 @@ from engine._run.credentials import CredentialsError
 from engine._run.run_lock import WorkspaceBusyError
 from engine._files import write_json_atomic, write_text_atomic
 from engine._stores.ephemeral import is_ephemeral
+from engine._stores.postgres import PostgresSessionStore
+from engine._stores.postgres_layers import PruningPostgresSessionStore, TrimmingPostgresSessionStore
 from engine._stores.prune import PrunePolicy, PruningSessionStore
 from engine._stores.sqlite import SqliteSessionStore
 from engine._stores.sqlite_db import StoreError, immediate, open_sqlite
@@ -203,10 +205,13 @@ __all__ = [
     "merge_hooks",
     # Workbench
     "Workbench",
-    # Session stores
+    # Session stores: SQLite (one machine, the default) and PostgreSQL (several; the postgres extra)
     "SqliteSessionStore",
     "TrimmingSessionStore",
     "PruningSessionStore",
+    "PostgresSessionStore",
+    "TrimmingPostgresSessionStore",
+    "PruningPostgresSessionStore",
     "TrimPolicy",
     "EphemeralPolicy",
     "PrunePolicy",

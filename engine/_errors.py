@@ -5,14 +5,15 @@ Our exception hierarchy (every name is exported from ``engine``; where it is def
 * FlowerError  [engine._errors] - also raised as itself: no Claude Code CLI found, the oracle
   could not answer, a TrimPolicy spill folder outside the workspace
   x StepAbort  [engine._flow.base] - a gate stops the workflow now; retrying cannot help
-  x StoreError  [engine._stores.sqlite_db] - a SQLite file could not be read or written
+  x StoreError  [engine._stores.sqlite_db] - a SQLite file or a PostgreSQL database could not be read or written
   x CredentialsError (also RuntimeError)  [engine._run.credentials] - Claude Code cannot log in
   x WorkspaceBusyError (also RuntimeError)  [engine._run.run_lock] - another live run holds the workspace
   x ChannelError (also ValueError)  [engine._human.channel] - a HumanChannel used wrongly
   x TransportError  [engine._human.transports] - a Transport used wrongly
 
-The offline test kit adds ``engine.testing.FakeModelError(FlowerError)``, exported from
-``engine.testing`` only (production code never imports the kit). A host derives its own errors
+The offline test kit adds ``engine.testing.FakeModelError(FlowerError)`` and
+``engine.testing.PostgresServerError(FlowerError)``, exported from ``engine.testing`` only
+(production code never imports the kit). A host derives its own errors
 from ``FlowerError`` too, so ``except FlowerError`` catches everything said on purpose.
 """
 

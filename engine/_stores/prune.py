@@ -1,6 +1,7 @@
 """``PruningSessionStore``: on resume, leave out what was an error rather than work.
 
-Three passes over the entries ``load()`` returns (the SQLite rows never change):
+Three passes over the entries ``load()`` returns (the stored rows never change; ``PruneLayer``
+does it over any store, ``PruningSessionStore`` over SQLite):
 
 - synthetic API-error messages are dropped (``isApiErrorMessage``, model ``<synthetic>``): left
   in, the leaf of the session is "API Error: ..." and the resumed model thinks it is discussing a
@@ -36,6 +37,7 @@ from engine._stores.entries import relink
 from engine._stores.trim import (
     Entry,
     EphemeralPolicy,
+    TrimLayer,
     TrimmingSessionStore,
     TrimPolicy,
     blocks_of,
@@ -43,7 +45,7 @@ from engine._stores.trim import (
     tool_results,
 )
 
-__all__ = ["PrunePolicy", "PruningSessionStore", "is_person_refusal", "prune_entries"]
+__all__ = ["PruneLayer", "PrunePolicy", "PruningSessionStore", "is_person_refusal", "prune_entries"]
 
 DENIAL_KINDS = frozenset({"permission-rule", "user-rejected", "automode-blocked"})
 INTERRUPTION_KINDS = frozenset({"interrupted", "cancelled"})
@@ -196,22 +198,18 @@ def _call_id(block: Any) -> str | None:
     return None
 
 
-class PruningSessionStore(TrimmingSessionStore):
-    """``TrimmingSessionStore`` that also leaves API errors, old denials and interruption debris out.
+class PruneLayer(TrimLayer):
+    """The prune layer over any session store: the trim layer, then API errors, old denials and
+    interruption debris left out.
 
-    ``load()``: expire, trim, then ``prune_entries`` with ``prune``, all on the chain the CLI
-    resumes; the counts join ``last_report``. The Runtime always uses this outermost store.
+    A mixin placed before a store class, whose ``__init__`` calls ``_setup_trim`` and
+    ``_setup_prune``. ``load()``: expire, trim, then ``prune_entries`` with ``prune``, all on the
+    chain the CLI resumes; the counts join ``last_report``.
     """
 
-    def __init__(
-        self,
-        path: str | Path,
-        workspace: str | Path,
-        policy: TrimPolicy | None = None,
-        ephemeral: EphemeralPolicy | None = None,
-        prune: PrunePolicy | None = None,
-    ) -> None:
-        super().__init__(path, workspace, policy, ephemeral)
+    prune: PrunePolicy
+
+    def _setup_prune(self, prune: PrunePolicy | None) -> None:
         self.prune = prune if prune is not None else PrunePolicy()
 
     def _cut(self, entries: list[Entry], shown: list[Entry]) -> list[Entry]:
@@ -229,3 +227,19 @@ class PruningSessionStore(TrimmingSessionStore):
             ("denials", "old denied calls dropped"),
             ("interrupted", "interrupted results neutralized"),
         ]
+
+
+class PruningSessionStore(PruneLayer, TrimmingSessionStore):
+    """``TrimmingSessionStore`` that also leaves API errors, old denials and interruption debris out
+    (``PruneLayer``). The Runtime always uses this outermost store."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        workspace: str | Path,
+        policy: TrimPolicy | None = None,
+        ephemeral: EphemeralPolicy | None = None,
+        prune: PrunePolicy | None = None,
+    ) -> None:
+        super().__init__(path, workspace, policy, ephemeral)
+        self._setup_prune(prune)

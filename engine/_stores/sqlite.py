@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,7 @@ from claude_agent_sdk import (
     fold_session_summary,
 )
 
+from engine._stores.batch import JSON_DUMPS, parse_rows, serialize_batch, split_key
 from engine._stores.sqlite_db import StoreError, immediate
 from engine._stores.sqlite_file import SqliteFile
 from engine._stores.sqlite_read import entry_context_tokens, last_context_tokens, session_exists
@@ -47,37 +47,6 @@ __all__ = [
 ]
 
 SESSIONS_FILE = "sessions.db"  # the session database's name in a run_dir, as the spec names it
-
-_JSON = {"separators": (",", ":")}
-
-
-def _split(key: Mapping[str, Any]) -> tuple[str, str, str]:
-    """(project_key, session_id, subpath), with ``''`` for the main transcript."""
-    return key["project_key"], key["session_id"], key.get("subpath") or ""
-
-
-def _serialize(key: SessionKey, entries: list[SessionStoreEntry]) -> list[tuple[str | None, str]]:
-    """(uuid, json) per entry; raises ``StoreError`` before anything is written (no half batches)."""
-    label = "/".join(p for p in _split(key) if p)
-    rows: list[tuple[str | None, str]] = []
-    for i, entry in enumerate(entries):
-        if not isinstance(entry, dict):
-            raise StoreError(
-                f"entry {i} of the batch for {label!r} is a {type(entry).__name__}, not a dict "
-                f"({entry!r:.80}); nothing from this batch was written. Append JSON objects."
-            )
-        try:
-            data = json.dumps(entry, **_JSON)
-        except (TypeError, ValueError) as exc:
-            raise StoreError(
-                f"entry {i} of the batch for {label!r} cannot be stored as JSON ({exc}); nothing "
-                "from this batch was written. Pass only JSON values (dict, list, str, int, float, "
-                "bool, None)."
-            ) from exc
-        uuid = entry.get("uuid")
-        rows.append((uuid if isinstance(uuid, str) else None, data))
-    return rows
-
 
 LOAD_CHUNK = 200  # rows parsed at a time: peak memory ~1.7x the transcript, not 3.7x (bench)
 
@@ -97,9 +66,7 @@ def _load_rows(conn: sqlite3.Connection, split: tuple[str, str, str]) -> list[An
     seen_key = False
     while rows := cursor.fetchmany(LOAD_CHUNK):
         seen_key = True
-        datas = [data for (data,) in rows if data is not None]
-        if datas:
-            out.extend(json.loads("[" + ",".join(datas) + "]"))  # one parse per chunk
+        out.extend(parse_rows([data for (data,) in rows if data is not None]))
     return out if seen_key else None
 
 
@@ -140,11 +107,11 @@ class SqliteSessionStore(SqliteFile, SessionStore):
             await anyio.to_thread.run_sync(self._append_sync, key, entries)
 
     def _append_sync(self, key: SessionKey, entries: list[SessionStoreEntry]) -> None:
-        rows = _serialize(key, entries)  # outside the lock: other tasks keep reading meanwhile
+        rows = serialize_batch(key, entries)  # outside the lock: other tasks keep reading meanwhile
         self._call(self._append_txn, key, entries, rows)
 
     def _append_txn(self, conn: sqlite3.Connection, key: SessionKey, entries: list, rows: list) -> None:
-        pk, sid, sub = _split(key)
+        pk, sid, sub = split_key(key)
         with immediate(conn):
             mtime = self._next_mtime(conn)
             conn.execute(
@@ -172,12 +139,12 @@ class SqliteSessionStore(SqliteFile, SessionStore):
             conn.execute(
                 "INSERT OR REPLACE INTO summaries (project_key, session_id, mtime, data) "
                 "VALUES (?, ?, ?, ?)",
-                (pk, sid, mtime, json.dumps(folded["data"], **_JSON)),
+                (pk, sid, mtime, json.dumps(folded["data"], **JSON_DUMPS)),
             )
 
     async def load(self, key: SessionKey) -> list[SessionStoreEntry] | None:
         """Every entry of ``key`` in append order (fresh objects), or None if it was never written."""
-        return await self._run(_load_rows, _split(key))
+        return await self._run(_load_rows, split_key(key))
 
     async def list_sessions(self, project_key: str) -> list[SessionStoreListEntry]:
         """Main transcripts of ``project_key`` with their mtimes (epoch ms), in no set order."""
@@ -196,7 +163,7 @@ class SqliteSessionStore(SqliteFile, SessionStore):
         await self._run(self._delete_txn, key)
 
     def _delete_txn(self, conn: sqlite3.Connection, key: SessionKey) -> None:
-        pk, sid, sub = _split(key)
+        pk, sid, sub = split_key(key)
         where, args = "project_key = ? AND session_id = ?", (pk, sid)
         if sub:
             where, args = where + " AND subpath = ?", (pk, sid, sub)

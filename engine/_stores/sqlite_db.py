@@ -56,10 +56,12 @@ Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
 
 
 class StoreError(FlowerError):
-    """A SQLite file (the session store's, or a host's own) could not be read or written.
+    """A SQLite file (the session store's, or a host's own) or a PostgreSQL database could not be
+    read or written.
 
     Raised for a file that is not SQLite or is damaged, one locked past the busy timeout, an
-    unwritable folder, or a value that cannot be stored; the message names the path and the fix.
+    unwritable folder, a database that cannot be reached or refuses the login, or a value that
+    cannot be stored; the message names the path or the database (no password) and the fix.
     """
 
 

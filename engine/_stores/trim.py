@@ -1,9 +1,11 @@
 """``TrimmingSessionStore``: on resume, expire stale glances and spill old bulky tool results.
 
 Both passes edit only the entries ``load()`` returns (what the model is shown on resume); the
-rows in SQLite never change a byte. Two red lines hold throughout: a ``tool_result`` block always
-stays (only its ``content`` changes, ``tool_use_id`` and ``is_error`` are kept; a missing one is
-"Missing Tool Result Block"), and ``isCompactSummary`` entries are never touched. Image and
+stored rows never change a byte. ``TrimLayer`` does it over any store (SQLite here, PostgreSQL in
+``engine._stores.postgres_layers``), ``TrimmingSessionStore`` over SQLite. Two red lines hold
+throughout: a ``tool_result`` block always stays (only its ``content`` changes, ``tool_use_id``
+and ``is_error`` are kept; a missing one is "Missing Tool Result Block"), and
+``isCompactSummary`` entries are never touched. Image and
 document blocks are left as they are: only text is trimmed.
 
 The entry's ``toolUseResult`` field (the tool's structured output, next to ``message``) is left
@@ -45,6 +47,7 @@ from engine._stores.sqlite import SqliteSessionStore
 
 __all__ = [
     "EphemeralPolicy",
+    "TrimLayer",
     "TrimPolicy",
     "TrimmingSessionStore",
     "expire_ephemeral",
@@ -116,26 +119,28 @@ def spill_results(entries: list[Entry], policy: TrimPolicy, spill_dir: Path) -> 
 # -- the store ---------------------------------------------------------------------------------
 
 
-class TrimmingSessionStore(SqliteSessionStore):
-    """``SqliteSessionStore`` whose ``load()`` expires stale glances, then spills bulky results.
+class TrimLayer:
+    """The trim layer over any session store: ``load()`` expires stale glances, then spills bulky results.
 
-    ``load()``: ``super().load()``, clear ``last_report``, ``expire`` if ``ephemeral.enabled``,
-    ``trim`` if ``policy.enabled``. A main-transcript key starts a new ``last_report``; the
-    subagent keys the SDK loads right after it add to that report.
+    A mixin placed before a store class (``class S(TrimLayer, SqliteSessionStore)``), whose
+    ``__init__`` calls ``_setup_trim``. ``load()``: the base store's ``load()``, clear
+    ``last_report``, ``expire`` if ``ephemeral.enabled``, ``trim`` if ``policy.enabled``. A
+    main-transcript key starts a new ``last_report``; the subagent keys the SDK loads right
+    after it add to that report. The base store's rows never change.
     """
 
-    def __init__(
-        self,
-        path: str | Path,
-        workspace: str | Path,
-        policy: TrimPolicy | None = None,
-        ephemeral: EphemeralPolicy | None = None,
+    workspace: Path
+    policy: TrimPolicy
+    ephemeral: EphemeralPolicy
+    last_report: dict[str, int]
+
+    def _setup_trim(
+        self, workspace: str | Path, policy: TrimPolicy | None, ephemeral: EphemeralPolicy | None
     ) -> None:
-        super().__init__(path)
         self.workspace = Path(workspace)
         self.policy = policy if policy is not None else TrimPolicy()
         self.ephemeral = ephemeral if ephemeral is not None else EphemeralPolicy()
-        self.last_report: dict[str, int] = {}
+        self.last_report = {}
         self._spill, self._spill_top = self._spill_dir()  # outside the workspace: refused now, not at resume
 
     def _spill_dir(self) -> tuple[Path, Path]:
@@ -151,7 +156,7 @@ class TrimmingSessionStore(SqliteSessionStore):
 
     async def load(self, key: SessionKey) -> list[SessionStoreEntry] | None:
         """The stored entries with old glances expired and old bulky results spilled."""
-        entries = await super().load(key)
+        entries = await super().load(key)  # type: ignore[misc]  # the base store: next in the MRO
         if not key.get("subpath"):
             self.last_report = {}
         if entries:
@@ -209,3 +214,17 @@ class TrimmingSessionStore(SqliteSessionStore):
         """``(last_report key, label)`` pairs in the order ``trim_report()`` prints them."""
         return [("expired", "stale glances expired"), ("spilled", "bulky results spilled"),
                 ("shrunk", "written inputs shrunk"), ("attachments", "superseded attachments dropped")]
+
+
+class TrimmingSessionStore(TrimLayer, SqliteSessionStore):
+    """``SqliteSessionStore`` whose ``load()`` expires stale glances, then spills bulky results (``TrimLayer``)."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        workspace: str | Path,
+        policy: TrimPolicy | None = None,
+        ephemeral: EphemeralPolicy | None = None,
+    ) -> None:
+        super().__init__(path)
+        self._setup_trim(workspace, policy, ephemeral)

@@ -16,11 +16,15 @@ Rules are matched in order (fallbacks last); a rule's replies are turn-indexed b
 conversations (coordinator, subagents, a judge) each follow their own script and a retried
 request gets the same reply (``engine.testing.rules``). In pytest, the ``fake_model`` fixture
 (``engine.testing.pytest_plugin``) starts the server and applies the environment.
+
+``PostgresServer`` (``engine.testing.postgres``) is a throwaway PostgreSQL for store tests; the
+plugin's ``postgres_server`` (one per test process) and ``postgres_url`` (a fresh database per
+test) fixtures give it to pytest.
 """
 
 from engine.testing.conversation import assistant_turns, offered_tools, prompt_text, system_text, tool_results
 from engine.testing.env import FAKE_API_KEY, offline_env
-from engine.testing.errors import FakeModelError
+from engine.testing.errors import FakeModelError, PostgresServerError
 from engine.testing.fake_model import FakeModel, estimate_tokens
 from engine.testing.faults import (
     CutStream,
@@ -39,6 +43,7 @@ from engine.testing.faults import (
     stream_error,
     unauthorized,
 )
+from engine.testing.postgres import PostgresServer
 from engine.testing.match import (
     Match,
     all_of,
@@ -67,6 +72,9 @@ __all__ = [
     "Rule",
     "Sequencing",
     "estimate_tokens",
+    # a throwaway PostgreSQL (unix socket only) for store tests
+    "PostgresServer",
+    "PostgresServerError",
     # environment
     "offline_env",
     "FAKE_API_KEY",

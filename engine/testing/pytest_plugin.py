@@ -1,4 +1,5 @@
-"""pytest fixtures for the offline model: ``fake_model`` and ``fake_model_env``.
+"""pytest fixtures for the offline model (``fake_model``, ``fake_model_env``) and a throwaway
+PostgreSQL (``postgres_server``, ``postgres_url``).
 
 Load with ``pytest_plugins = ["engine.testing.pytest_plugin"]`` in a conftest.py.
 """
@@ -10,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from engine.testing.fake_model import FakeModel
+from engine.testing.postgres import PostgresServer
 
 
 @pytest.fixture
@@ -31,3 +33,21 @@ def fake_model(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
 def fake_model_env(fake_model: FakeModel) -> dict[str, str]:
     """The offline environment for ``ClaudeAgentOptions(env=...)`` (already in ``os.environ``)."""
     return dict(fake_model.env)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One started ``PostgresServer`` per test process (so one per xdist worker), deleted at the end.
+
+    Fails (never skips) when PostgreSQL is not installed, with the command that installs it.
+    """
+    with PostgresServer() as server:
+        yield server
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
+    """The URL of a fresh, empty database for this test alone, dropped afterwards."""
+    url = postgres_server.create_database()
+    yield url
+    postgres_server.drop_database(url)

@@ -3,6 +3,8 @@
 import importlib
 import inspect
 import pkgutil
+import subprocess
+import sys
 
 import engine
 
@@ -21,6 +23,15 @@ def test_spec_names_are_public():
                  "Handoff", "Workbench", "SqliteSessionStore", "PruningSessionStore",
                  "is_ephemeral", "HumanChannel", "Event", "Lineage", "Resilience"):
         assert name in engine.__all__
+
+
+def test_the_postgres_stores_are_public_and_need_asyncpg_only_when_used():
+    for name in ("PostgresSessionStore", "TrimmingPostgresSessionStore", "PruningPostgresSessionStore"):
+        assert name in engine.__all__
+    # the postgres extra is optional: importing the engine must not load the driver
+    done = subprocess.run([sys.executable, "-c", "import sys, engine; print('asyncpg' in sys.modules)"],
+                          capture_output=True, text=True, timeout=110)
+    assert (done.returncode, done.stdout.strip()) == (0, "False"), done.stderr
 
 
 def _exception_classes(package: str) -> dict[str, type[BaseException]]:

@@ -1,6 +1,6 @@
-"""Helper process for the two-process test of SqliteSessionStore (not a test module).
+"""Helper process for the two-process tests of SqliteSessionStore and PostgresSessionStore (not a test module).
 
-Usage: python sqlite_append_worker.py DB NAME COUNT BATCH
+Usage: python sqlite_append_worker.py DB NAME COUNT BATCH (DB: a file, or a postgresql:// URL)
 Prints "ready", waits for one line on stdin (so both processes start together), then appends
 COUNT entries in batches of BATCH to the shared key and to its own key, interleaved, and prints
 "done". The store is deliberately never closed: the process must still exit.
@@ -11,11 +11,12 @@ from __future__ import annotations
 import asyncio
 import sys
 
+from engine._stores.postgres import PostgresSessionStore
 from engine._stores.sqlite import SqliteSessionStore
 
 
 async def main(db: str, name: str, count: int, batch: int) -> None:
-    store = SqliteSessionStore(db)
+    store = PostgresSessionStore(db) if db.startswith("postgresql://") else SqliteSessionStore(db)
     shared = {"project_key": "proj", "session_id": "shared"}
     own = {"project_key": "proj", "session_id": f"own-{name}"}
     for start in range(0, count, batch):

@@ -4,7 +4,8 @@ One session gathers everything the layers exist for: many ``git status``/``ls`` 
 tool result, three calls denied by a PreToolUse hook (one of them beside a parallel allowed call),
 a Bash call interrupted while it runs, and a 529 answered with a synthetic API-error message.
 Then the CLI's own transcript folder is deleted and the session is resumed from
-``PruningSessionStore`` alone; the assertions read what the model was shown in that request.
+``PruningSessionStore`` alone (on SQLite, then on PostgreSQL: ``backend``); the assertions read
+what the model was shown in that request.
 """
 
 from __future__ import annotations
@@ -24,10 +25,9 @@ from claude_agent_sdk import (
     query,
 )
 
-from engine._stores.prune import PruningSessionStore
-from engine._stores.sqlite import SqliteSessionStore
 from engine._stores.trim import TrimPolicy
 from engine.testing import FakeModel, overloaded, prompt_contains, reply, text, tool_use
+from tests.engine.stores.backends import Backend
 
 NOTE = "[上一轮在此中断,这个工具结果没有产生]"
 BIG = "python3 -c \"print('B' * 5000)\""
@@ -61,7 +61,7 @@ def tool_pairs(messages: list[dict[str, Any]]) -> list[tuple[str, str]]:
 
 
 async def test_resume_from_the_store_shows_the_model_a_clean_history(
-    tmp_path: Path, fake_model: FakeModel, fake_model_env: dict[str, str]
+    tmp_path: Path, fake_model: FakeModel, fake_model_env: dict[str, str], backend: Backend
 ) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
@@ -82,7 +82,7 @@ async def test_resume_from_the_store_shows_the_model_a_clean_history(
     fake_model.rule(overloaded(), when=prompt_contains("OVERLOAD-NOW"), name="busy", repeat_last=True)
     fake_model.fallback(text("ok"), repeat_last=True)
 
-    store = PruningSessionStore(tmp_path / "sessions.db", ws, TrimPolicy(keep_recent=5))
+    store = backend.pruning(ws, TrimPolicy(keep_recent=5))
     options = dict(cwd=str(ws), env=fake_model_env, permission_mode="bypassPermissions",
                    session_store=store, session_store_flush="eager",
                    hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[deny_rm])]})
@@ -134,7 +134,7 @@ async def test_resume_from_the_store_shows_the_model_a_clean_history(
     assert spill.read_text().rstrip("\n") == "B" * 5000
     assert "B" * 401 not in shown
     # the archive is untouched: the error and all three denials are still stored
-    raw = SqliteSessionStore(tmp_path / "sessions.db")
+    raw = backend.raw()
     key = {"project_key": project_key_for_directory(ws), "session_id": session_id}
     archive = json.dumps(await raw.load(key))
     raw.close()

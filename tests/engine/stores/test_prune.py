@@ -26,8 +26,8 @@ from engine._stores.prune import (
     prune_entries,
     relink,
 )
-from engine._stores.sqlite import SqliteSessionStore
 from engine._stores.trim import EphemeralPolicy, TrimPolicy
+from tests.engine.stores.backends import Backend
 
 DATA = Path(__file__).parent / "data"
 KEY = {"project_key": "proj", "session_id": "sess-1"}
@@ -233,7 +233,7 @@ def test_policies_switch_each_pass_off():
 # -- the store ---------------------------------------------------------------------------------
 
 
-async def test_store_prunes_on_load_and_the_rows_stay(tmp_path):
+async def test_store_prunes_on_load_and_the_rows_stay(tmp_path, backend: Backend):
     # Three denials, then the recorded interruption, then the recorded 529, as one chain.
     original = denial_session(3)
     interrupted = load_sample("interrupted_bash")[11:]
@@ -241,7 +241,7 @@ async def test_store_prunes_on_load_and_the_rows_stay(tmp_path):
     error = [e for e in load_sample("api_error_529") if is_api_error(e)]
     error[0]["parentUuid"] = interrupted[-2]["uuid"]
     original += interrupted + error
-    store = PruningSessionStore(tmp_path / "s.db", tmp_path)
+    store = backend.pruning(tmp_path)
     await store.append(KEY, copy.deepcopy(original))
     loaded = await store.load(KEY)
     r = store.last_report
@@ -253,7 +253,7 @@ async def test_store_prunes_on_load_and_the_rows_stay(tmp_path):
     all_links_resolve(loaded)
     assert chain(loaded)[0]["message"]["content"] == "clean up"
     assert chain(loaded)[-1]["message"]["content"][0]["text"] == "Resumed after the interrupt."
-    raw = SqliteSessionStore(tmp_path / "s.db")
+    raw = backend.raw()
     assert await raw.load(KEY) == original
     raw.close()
     store.close()

@@ -17,7 +17,6 @@ from claude_agent_sdk import SessionStore
 from claude_agent_sdk.testing import run_session_store_conformance
 
 from engine._errors import FlowerError
-from engine._stores.sqlite import SqliteSessionStore
 from engine._stores.trim import (
     EphemeralPolicy,
     TrimmingSessionStore,
@@ -25,6 +24,7 @@ from engine._stores.trim import (
     expire_ephemeral,
     spill_results,
 )
+from tests.engine.stores.backends import Backend
 
 DATA = Path(__file__).parent / "data"
 # Outputs longer than the expiry note: a shorter one is never expired (the note would add).
@@ -206,9 +206,9 @@ def test_the_recorded_session_trims_without_breaking_the_chain(tmp_path):
 # -- the store ---------------------------------------------------------------------------------
 
 
-async def test_store_load_trims_a_copy_and_rows_stay_unchanged(tmp_path):
+async def test_store_load_trims_a_copy_and_rows_stay_unchanged(tmp_path, backend: Backend):
     original = build_session([bash("git status", f"{STATUS}{i}") for i in range(8)] + [bash("make", "m" * 5000)] * 21)
-    store = TrimmingSessionStore(tmp_path / "s.db", tmp_path)
+    store = backend.trimming(tmp_path)
     await store.append(KEY, copy.deepcopy(original))
     loaded = await store.load(KEY)
     assert store.last_report["expired"] == 2 and store.last_report["spilled"] == 1
@@ -218,7 +218,7 @@ async def test_store_load_trims_a_copy_and_rows_stay_unchanged(tmp_path):
     spilled = Path(pointer.split(" are in ")[1].split(". Read")[0])
     assert spilled.parent == tmp_path / ".flower" / "spill" and spilled.read_text() == "m" * 5000
     assert chain(loaded)[0]["message"]["content"] == "do the thing"
-    raw = SqliteSessionStore(tmp_path / "s.db")
+    raw = backend.raw()
     assert await raw.load(KEY) == original  # the archive keeps every byte
     assert await store.load(KEY) == loaded  # and loading again gives the same view
     raw.close()
