@@ -133,7 +133,9 @@ async def test_sigkill_while_a_question_is_pending(bot_process, slack_env, fake_
     await slack.click(CHANNEL, q_ts, button["action_id"], user="U0BOB")  # the button from before the kill
     await posted(slack, thread, "Done: the goal is achieved")
 
-    assert len(posts(slack, thread, RESUMED)) == 1
+    resumed = posts(slack, thread, RESUMED)
+    assert len(resumed) == 1, [(c.index, c.status, (c.body.get("metadata") or {}), mark) for c in resumed] + [
+        bot_process.logs()[-4000:]]
     assert not posts(slack, thread, WOKE)
     questions = [c for c in slack.calls("chat.postMessage", thread_ts=thread)
                  if (c.body.get("text") or "").startswith("Question")]
