@@ -105,7 +105,6 @@ class Forge:
     """
 
     permissions = "{path}"  # what a token needs on {path}, as a person sets it up; set by each forge
-    noun = "pull request"
 
     def __init__(self, repo: ForgeRepo, token: str, *, retry: Retry = Retry(), timeout_s: float = 30.0) -> None:
         self.repo = repo
@@ -115,7 +114,7 @@ class Forge:
         self._session: aiohttp.ClientSession | None = None
         if not token:
             raise ForgeError("no_token", (
-                f"{repo.token_env} is not set, so flower cannot open {self.noun}s on {repo.name}. Set it to "
+                f"{repo.token_env} is not set, so flower cannot open {repo.noun}s on {repo.name}. Set it to "
                 f"{self.needs()} in flower's .env and restart flower; Push branch works without it."))
 
     def needs(self) -> str:
@@ -254,6 +253,12 @@ class Forge:
         rate_limited = reply.status == 403 and (reply.headers.get("X-RateLimit-Remaining") == "0"
                                                 or "Retry-After" in reply.headers)
         return reply.status == 429 or reply.status >= 500 or rate_limited
+
+    def _missing(self, number: int, reply: Reply) -> str:
+        """A pull request ``number`` the forge says is not there (for ``fail``'s ``missing``)."""
+        return (f"{self.repo.noun} {self.repo.ref(number)} was not found on {self.repo.name} {self.repo.path} "
+                f"({reply.status}: {self.message_of(reply)}). Check the number, and that {self.repo.token_env} "
+                "can see it.")
 
     def fail(self, reply: Reply, doing: str, *, missing: str | None = None) -> ForgeError:
         """The error for a reply no call-specific rule took: 401, 403, 404 and the rest.

@@ -89,8 +89,3 @@ class GitHub(Forge):
         if not reply.ok:
             raise self.fail(reply, "read the pull requests of", missing=self._missing(number, reply))
         return self.read(_pull, reply.body, "get")
-
-    def _missing(self, number: int, reply: Reply) -> str:
-        return (f"pull request #{number} was not found on GitHub {self.repo.path} ({reply.status}: "
-                f"{self.message_of(reply)}). Check the number, and that {self.repo.token_env} can see the "
-                "repository.")

@@ -31,7 +31,6 @@ def _access_level(permissions: dict[str, Any]) -> int:
 class GitLab(Forge):
     """A project on GitLab: ``PRIVATE-TOKEN: <token>``; the project id is its URL-quoted path."""
 
-    noun = "merge request"
     permissions = ("a project (or personal) access token with the api scope and at least the Developer role "
                    "on {path}")
 
@@ -103,7 +102,3 @@ class GitLab(Forge):
         if not reply.ok:
             raise self.fail(reply, "read the merge requests of", missing=self._missing(number, reply))
         return self.read(_merge_request, reply.body, "get")
-
-    def _missing(self, number: int, reply: Reply) -> str:
-        return (f"merge request !{number} was not found on GitLab {self.repo.path} ({reply.status}: "
-                f"{self.message_of(reply)}). Check the number, and that {self.repo.token_env} can see the project.")

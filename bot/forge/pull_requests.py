@@ -19,7 +19,6 @@ import logging
 import time
 from dataclasses import dataclass
 
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Config
@@ -34,6 +33,7 @@ from bot.repos.bindings import Binding, Bindings
 from bot.repos.git import RepoError
 from bot.repos.worktrees import Worktree
 from bot.slack.outbox import Outbox
+from bot.slack.quick import permalink
 from bot.store.bot_store import BotStore, PullRequestRow, ThreadKey
 from bot.runs.threads import folder_name
 
@@ -76,20 +76,19 @@ class PullRequests:
         if forge is None:
             return None
         row = await self.store.pull_request(key, branch)
-        if row is not None and row.state == "open" and row.number is not None:
-            return PrButton(texts.PR_LINK.format(ref=pr_text.ref(forge.kind, row.number)), url=row.url)
+        if row is not None and row.is_open:
+            return PrButton(texts.PR_LINK.format(ref=forge.ref(row.number or 0)), url=row.url)
         if not commits:
             return None
-        noun = pr_text.noun(forge.kind)
         if report.achieved:
-            return PrButton(texts.PR_BUTTON.format(noun=noun), OPEN_PR_ACTION)
+            return PrButton(texts.PR_BUTTON.format(noun=forge.noun), OPEN_PR_ACTION)
         return PrButton(texts.DRAFT_PR_BUTTON.format(short="MR" if forge.kind == "gitlab" else "PR"), DRAFT_PR_ACTION)
 
     async def after_finished(self, key: ThreadKey, branch: str, *, achieved: bool) -> None:
         """After the branch message: update the branch's open pull request, or open one by itself
         (``FLOWER_AUTO_PR``) for an achieved goal."""
         row = await self.store.pull_request(key, branch)
-        if row is not None and row.state == "open" and row.number is not None:
+        if row is not None and row.is_open:
             await self._keep_in_step(key, row)
         elif achieved and self.config.auto_pr:
             await self.open(key, None, branch, draft=False)
@@ -101,7 +100,7 @@ class PullRequests:
             if branch is None:
                 raise RepoError(texts.PR_NAMES_NO_BRANCH)
             target = await self._target(key)
-            noun = pr_text.noun(target.forge.kind)
+            noun = target.forge.noun
             async with self._lock(key, branch):
                 await self._open(key, user, branch, target, draft=draft)
         except (ForgeError, RepoError) as exc:
@@ -113,7 +112,7 @@ class PullRequests:
         """The thread is woken again: if its branch's pull request was merged or closed meanwhile,
         say so (once) and stop updating it. A forge that does not answer is tried next time."""
         row = await self.store.pull_request(key, branch)
-        if row is None or row.state != "open" or row.number is None:
+        if row is None or not row.is_open:
             return
         try:
             target = await self._target(key)
@@ -127,20 +126,18 @@ class PullRequests:
     async def _open(self, key: ThreadKey, user: str | None, branch: str, target: _Target, *, draft: bool) -> None:
         row = await self.store.pull_request(key, branch)
         # no report: a branch message from before this bot kept them; the pull request says less
-        report = (Report.from_json(row.report) if row is not None else None) or Report(goal="", brief="")
-        forge_repo, binding = target.forge, target.binding
-        kind, home = forge_repo.kind, self.config.home
+        report = (Report.from_json(row.report) if row is not None else None) or Report()
+        forge_repo, binding, home = target.forge, target.binding, self.config.home
         async with forge_for(forge_repo, target.token, retry=self.retry) as forge:
             await forge.check_access()
             await forge.check_base(binding.base)
             existing = await forge.find(branch)
-            if existing is not None and existing.state == "open":
-                pushed = await asyncio.to_thread(push_branch, binding, branch, forge_repo, target.token, home)
-                await self._record(key, branch, existing, pushed.commit)
-                await self._say(key, branch, texts.PR_REUSED, existing, kind)
-                return
             pushed = await asyncio.to_thread(push_branch, binding, branch, forge_repo, target.token, home)
-            link = await self._thread_link(key)
+            if existing is not None and existing.state == "open":
+                await self._record(key, branch, existing, pushed.commit)
+                await self._say(key, branch, texts.PR_REUSED, existing, forge_repo)
+                return
+            link = await permalink(self.client, key.channel, key.thread_ts)
             try:
                 made = await forge.create(head=branch, base=binding.base, title=pr_text.title(report, branch),
                                           body=pr_text.body(report, thread_link=link, branch=branch), draft=draft)
@@ -153,15 +150,15 @@ class PullRequests:
                     raise
         await self._record(key, branch, made, pushed.commit)
         sentence = texts.PR_OPENED_BY_ITSELF if user is None else texts.PR_OPENED
-        await self._say(key, branch, sentence, made, kind, who=render.mention(user) if user else "")
+        await self._say(key, branch, sentence, made, forge_repo, who=render.mention(user) if user else "")
 
     async def _keep_in_step(self, key: ThreadKey, row: PullRequestRow) -> None:
         """Push the branch's new commits to its open pull request and comment the new verdict."""
         assert row.number is not None
-        noun = "pull request"
+        noun, ref = "pull request", f"#{row.number}"
         try:
             target = await self._target(key)
-            noun, binding = pr_text.noun(target.forge.kind), target.binding
+            noun, ref, binding = target.forge.noun, target.forge.ref(row.number), target.binding
             async with self._lock(key, row.branch):
                 head = await asyncio.to_thread(branch_commit, binding, row.branch)
                 if head == row.pushed:
@@ -173,18 +170,17 @@ class PullRequests:
                     commits = await asyncio.to_thread(commits_between, binding, row.pushed, row.branch)
                     pushed = await asyncio.to_thread(push_branch, binding, row.branch, target.forge, target.token,
                                                      self.config.home)
-                    report = Report.from_json(row.report) or Report(goal="", brief="")
-                    await forge.comment(row.number, pr_text.comment(report, commits=commits,
-                                                                    thread_link=await self._thread_link(key)))
+                    report = Report.from_json(row.report) or Report()
+                    link = await permalink(self.client, key.channel, key.thread_ts)
+                    await forge.comment(row.number, pr_text.comment(report, commits=commits, thread_link=link))
             await self._record(key, row.branch, current, pushed.commit)
             await self.outbox.send(key, "pr", f"pr-updated:{row.branch}:{pushed.commit}",
                                    texts.PR_UPDATED.format(n=len(commits), branch=row.branch,
-                                                           url=render.link_url(current.url),
-                                                           ref=pr_text.ref(target.forge.kind, current.number)))
+                                                           url=render.link_url(current.url), ref=ref))
         except (ForgeError, RepoError) as exc:
             log.warning("pull request of %s in %s not updated: %s", row.branch, folder_name(key), exc)
             await self.outbox.send(key, "pr", f"pr-update-failed:{row.branch}:{time.time()}",
-                                   texts.PR_UPDATE_FAILED.format(noun=noun, ref=f"#{row.number}", error=exc))
+                                   texts.PR_UPDATE_FAILED.format(noun=noun, ref=ref, error=exc))
 
     async def _still_open(self, key: ThreadKey, row: PullRequestRow, target: _Target,
                           forge: Forge) -> PullRequest | None:
@@ -195,13 +191,11 @@ class PullRequests:
         if current.state == "open":
             return current
         await self.store.set_pr_state(key, row.branch, current.state)
-        kind = target.forge.kind
-        noun = pr_text.noun(kind)
+        repo = target.forge
         await self.outbox.send(key, "pr", f"pr-ended:{row.branch}:{row.number}",
-                               texts.PR_ENDED.format(noun=noun, noun_cap=noun.capitalize(),
-                                                     url=render.link_url(current.url),
-                                                     ref=pr_text.ref(kind, current.number), state=current.state,
-                                                     forge=target.forge.name))
+                               texts.PR_ENDED.format(noun=repo.noun, noun_cap=repo.noun.capitalize(),
+                                                     url=render.link_url(current.url), ref=repo.ref(current.number),
+                                                     state=current.state, forge=repo.name))
         return None
 
     # -- plumbing ----------------------------------------------------------------------------
@@ -219,21 +213,11 @@ class PullRequests:
         await self.store.set_pull_request(key, branch, number=made.number, url=made.url, state=made.state,
                                           pushed=pushed)
 
-    async def _say(self, key: ThreadKey, branch: str, sentence: str, made: PullRequest, kind: str,
+    async def _say(self, key: ThreadKey, branch: str, sentence: str, made: PullRequest, repo: ForgeRepo,
                    who: str = "") -> None:
         await self.outbox.send(key, "pr", f"pr-opened:{branch}:{made.number}",
-                               sentence.format(who=who, noun=pr_text.noun(kind), url=render.link_url(made.url),
-                                               ref=pr_text.ref(kind, made.number), branch=branch,
-                                               base=escape(made.base)))
-
-    async def _thread_link(self, key: ThreadKey) -> str:
-        """The Slack thread's permalink for the forge (empty when Slack does not give one)."""
-        try:
-            got = await self.client.chat_getPermalink(channel=key.channel, message_ts=key.thread_ts)
-            return str(got.get("permalink") or "")
-        except (SlackApiError, OSError, asyncio.TimeoutError) as exc:  # the body says "a Slack thread" instead
-            log.info("no permalink for thread %s: %s", folder_name(key), exc)
-            return ""
+                               sentence.format(who=who, noun=repo.noun, url=render.link_url(made.url),
+                                               ref=repo.ref(made.number), branch=branch, base=escape(made.base)))
 
     def _lock(self, key: ThreadKey, branch: str) -> asyncio.Lock:
         return self._locks.setdefault((ThreadKey(*key), branch), asyncio.Lock())

@@ -85,9 +85,13 @@ class ForgeRepo:
         return f"https://{self.host}/{self.path}"
 
     @property
-    def https_url(self) -> str:
-        """The https remote the bot pushes to with a token: ``https://<host>/<path>.git``."""
-        return f"https://{self.host}/{self.path}.git"
+    def noun(self) -> str:
+        """What the forge calls it: 'pull request' (GitHub) or 'merge request' (GitLab)."""
+        return "merge request" if self.kind == "gitlab" else "pull request"
+
+    def ref(self, number: int) -> str:
+        """How the forge writes a pull request's number: ``#12`` on GitHub, ``!12`` on GitLab."""
+        return f"{'!' if self.kind == 'gitlab' else '#'}{number}"
 
 
 def _host_of(url: str) -> str:

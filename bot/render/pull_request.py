@@ -18,7 +18,7 @@ from typing import Any
 from bot.render.split import clip
 from engine import BRIEF_KEY, GOAL_KEY, VERDICT_KEY, Brief, Goal, Verdict, check_states
 
-__all__ = ["Report", "body", "comment", "noun", "ref", "report_from", "title"]
+__all__ = ["Report", "body", "comment", "report_from", "title"]
 
 MAX_BODY = 60_000  # GitHub refuses a body over 65,536 characters; GitLab allows more
 MAX_TITLE = 120
@@ -32,8 +32,8 @@ _STATE = {"passed": "passed", "failing": "**failing**", "pending": "not judged y
 class Report:
     """A finished run of a bound thread, as its pull request shows it."""
 
-    goal: str
-    brief: str
+    goal: str = ""
+    brief: str = ""
     checks: list[tuple[str, str]] = field(default_factory=list)  # (text, state), in the goal's order
     reason: str = ""  # the last verdict's
     achieved: bool = False
@@ -62,16 +62,6 @@ def report_from(ctx: dict[str, Any], *, cost: float, rounds: int) -> Report:
                   brief=brief.prompt_block() if isinstance(brief, Brief) else "",
                   checks=checks, reason=verdict.reason if verdict else "", achieved=bool(ctx.get("_ok")),
                   cost=cost, rounds=rounds)
-
-
-def noun(kind: str) -> str:
-    """What the forge calls it."""
-    return "merge request" if kind == "gitlab" else "pull request"
-
-
-def ref(kind: str, number: int) -> str:
-    """How the forge writes its number: ``!12`` on GitLab, ``#12`` on GitHub."""
-    return f"{'!' if kind == 'gitlab' else '#'}{number}"
 
 
 def title(report: Report, branch: str) -> str:

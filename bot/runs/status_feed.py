@@ -11,13 +11,13 @@ import asyncio
 import logging
 import time
 
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import controls
 from bot.render.messages import StatusState
 from bot.runs.events_view import RunStatus
 from bot.slack.outbox import Outbox, edit
+from bot.slack.quick import permalink
 from bot.store.bot_store import BotStore, ThreadKey
 from bot.runs.threads import folder_name
 from engine import AskEvent, Event
@@ -81,7 +81,7 @@ class StatusFeed:
                     if event.phase == "asked":  # a resumed run's question is posted already: link it now
                         stored = await self.store.get_question((self.key, event.key))
                         if stored is not None and stored.message_ts and stored.open:
-                            self.status.question_link(event.key, await self._permalink(stored.message_ts))
+                            self.status.question_link(event.key, await permalink(self.client, self.key.channel, stored.message_ts))
             elif event == "redraw":
                 dirty = True
             now = time.monotonic()
@@ -92,17 +92,9 @@ class StatusFeed:
 
     async def question_posted(self, key: str, ts: str) -> None:
         """Question ``key`` was posted as message ``ts``: the status line links to it while it waits."""
-        self.status.question_link(key, await self._permalink(ts))
+        self.status.question_link(key, await permalink(self.client, self.key.channel, ts))
         if self._events is not None:
             self._events.put_nowait("redraw")  # type: ignore[arg-type]  # an edit, in the feed's order
-
-    async def _permalink(self, ts: str) -> str:
-        try:
-            got = await self.client.chat_getPermalink(channel=self.key.channel, message_ts=ts)
-            return str(got.get("permalink") or "")
-        except (SlackApiError, OSError, asyncio.TimeoutError) as exc:  # the line still says what it waits for
-            log.info("no permalink for %s in %s: %s", ts, folder_name(self.key), exc)
-            return ""
 
     async def finish(self, state: StatusState | None = None, *, cost: float | None = None,
                      reason: str = "", at: float | None = None) -> None:

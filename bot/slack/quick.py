@@ -1,4 +1,5 @@
-"""Quick Web API calls with no outbox behind them: a reaction, an ephemeral note, an edit in place.
+"""Quick Web API calls with no outbox behind them: a reaction, an ephemeral note, an edit in place,
+a message's permalink.
 
 Each is best effort: a failure is logged, never raised, so it cannot fail the run or the listener
 that made it. 429s and 500/503 are retried inside slack_sdk (``bot.main.web_client``).
@@ -17,7 +18,7 @@ from bot.slack.errors import SLACK_FAILED, UNREACHABLE
 
 log = logging.getLogger(__name__)
 
-__all__ = ["EDIT_TRIES", "edit", "ephemeral", "react"]
+__all__ = ["EDIT_TRIES", "edit", "ephemeral", "permalink", "react"]
 
 EDIT_TRIES = 3
 
@@ -59,3 +60,14 @@ async def edit(client: AsyncWebClient, channel: str, ts: str, text: str,
             log.warning("chat.update of %s/%s failed: %s", channel, ts, exc)
             return False
     return False
+
+
+async def permalink(client: AsyncWebClient, channel: str, ts: str) -> str:
+    """The message's permalink (``chat.getPermalink``), or "" when Slack does not give one (logged):
+    whoever shows the link says what it points at without it."""
+    try:
+        got = await client.chat_getPermalink(channel=channel, message_ts=ts)
+        return str(got.get("permalink") or "")
+    except SLACK_FAILED as exc:
+        log.info("no permalink for %s in %s: %s", ts, channel, exc)
+        return ""

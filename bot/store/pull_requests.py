@@ -36,6 +36,11 @@ class PullRequestRow:
     pushed: str
     updated_at: float
 
+    @property
+    def is_open(self) -> bool:
+        """Opened on the forge and, as far as the bot saw, not merged or closed there."""
+        return self.state == "open" and self.number is not None
+
 
 class PullRequestsMixin(StoreBase):
     """The pull request half of ``BotStore``."""

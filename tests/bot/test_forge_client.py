@@ -116,10 +116,10 @@ def test_recognise(url, settings, expected):
 def test_a_repo_names_its_forge_and_urls():
     github = recognise("git@github.com:acme/app.git", ForgeSettings())
     gitlab = recognise("git@gitlab.com:group/sub/app.git", ForgeSettings())
-    assert (github.name, github.token_env, github.web_url, github.https_url) == (
-        "GitHub", "GITHUB_TOKEN", "https://github.com/acme/app", "https://github.com/acme/app.git")
-    assert (gitlab.name, gitlab.token_env, gitlab.web_url, gitlab.https_url) == (
-        "GitLab", "GITLAB_TOKEN", "https://gitlab.com/group/sub/app", "https://gitlab.com/group/sub/app.git")
+    assert (github.name, github.token_env, github.web_url, github.noun) == (
+        "GitHub", "GITHUB_TOKEN", "https://github.com/acme/app", "pull request")
+    assert (gitlab.name, gitlab.token_env, gitlab.web_url, gitlab.noun) == (
+        "GitLab", "GITLAB_TOKEN", "https://gitlab.com/group/sub/app", "merge request")
 
 
 def test_settings_repr_masks_the_tokens():

@@ -67,7 +67,8 @@ def test_comment_lists_the_new_commits_and_the_new_verdict():
     note = pr.comment(report(achieved=False), commits=["abc123 round 2", "def456 round 3"], thread_link="L")
     assert "pushed 2 new commit(s)" in note and "- abc123 round 2" in note and "- def456 round 3" in note
     assert "**Verdict: not achieved yet.**" in note and "- [ ] colors swap (**failing**)" in note
-    assert pr.noun("gitlab") == "merge request" and pr.ref("gitlab", 3) == "!3" and pr.ref("github", 3) == "#3"
+    gitlab, github = (recognise(f"https://{host}/acme/app.git", ForgeSettings()) for host in ("gitlab.com", "github.com"))
+    assert gitlab.noun == "merge request" and gitlab.ref(3) == "!3" and github.ref(3) == "#3"
 
 
 async def test_store_keeps_a_branch_report_then_its_pull_request(tmp_path):
