@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import shlex
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -110,7 +111,7 @@ def _credentials(url: str, forge: ForgeRepo, token: str, home: Path) -> Iterator
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(f"username={_USERNAMES[forge.kind]}\npassword={token}\n")
-        helper = f"!f() {{ test \"$1\" = get && cat '{path}'; }}; f"
+        helper = f"!f() {{ test \"$1\" = get && cat {shlex.quote(str(path))}; }}; f"  # FLOWER_HOME may hold any character
         # the empty helper first drops every other one (the operator's, the repository's) for this call
         yield ("credential.helper=", f"credential.https://{forge.host}.helper={helper}")
     finally:

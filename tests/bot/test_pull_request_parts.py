@@ -3,6 +3,7 @@ bot.db, the forge settings read at start, and the push's credential (never on a 
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -119,11 +120,21 @@ def test_a_checkout_binding_keeps_its_origin_when_bound(tmp_path, git_identity):
     assert recognise(again.remote_url, ForgeSettings()).path == "acme/app"
 
 
-def test_the_push_token_is_a_file_only_during_the_push(tmp_path):
+def fill(config: tuple[str, ...], host: str) -> subprocess.CompletedProcess[str]:
+    """What git's credential machinery answers for ``https://<host>`` with ``config``: what a push gets."""
+    args = [part for setting in config for part in ("-c", setting)]
+    return subprocess.run(["git", *args, "credential", "fill"], input=f"protocol=https\nhost={host}\n\n",
+                          capture_output=True, text=True, env={**os.environ, "GIT_TERMINAL_PROMPT": "0"}, timeout=60)
+
+
+def test_the_push_token_is_a_file_only_during_the_push(tmp_path, git_identity):
     forge = recognise("https://github.com/acme/app.git", ForgeSettings(github_token="ghp_tok"))
-    with forge_push._credentials("https://github.com/acme/app.git", forge, "ghp_tok", tmp_path) as config:
+    home = tmp_path / "flo'wer home"  # a quote in FLOWER_HOME must not break the helper's shell line
+    with forge_push._credentials("https://github.com/acme/app.git", forge, "ghp_tok", home) as config:
         helper = [c for c in config if "helper=!" in c][0]
-        file = Path(helper.split("'")[1])
+        file = next((home / forge_push.CREDENTIALS_DIR).iterdir())
+        assert "username=x-access-token\npassword=ghp_tok" in fill(config, "github.com").stdout  # git gets it
+        assert "ghp_tok" not in fill(config, "evil.example").stdout  # and only for the forge's host
         assert file.read_text() == "username=x-access-token\npassword=ghp_tok\n"
         assert oct(file.stat().st_mode & 0o777) == "0o600" and file.is_relative_to(tmp_path)
         assert config[0] == "credential.helper=" and "credential.https://github.com.helper" in helper
