@@ -12,9 +12,6 @@ import asyncio
 import copy
 import itertools
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +19,6 @@ import pytest
 from claude_agent_sdk import SessionStore, fold_session_summary
 from claude_agent_sdk.testing import run_session_store_conformance
 
-import engine
 from engine import (
     PostgresSessionStore,
     PrunePolicy,
@@ -35,6 +31,7 @@ from engine import (
 from engine._stores.pg_schema import Migration, migrate
 from engine.testing import PostgresServer, PostgresServerError
 from engine.testing import postgres as kit
+from tests.engine.stores.backends import assert_both_writers_whole, two_writers
 
 KEY: Any = {"project_key": "proj", "session_id": "sess"}
 SUB1: Any = {**KEY, "subpath": "subagents/agent-1"}
@@ -206,36 +203,12 @@ def test_built_outside_a_loop_used_from_several_loops_and_closed_without_one(pos
 
 
 def test_two_processes_appending_to_one_database_lose_nothing(postgres_url: str) -> None:
-    root = Path(engine.__file__).resolve().parents[1]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
-    worker = Path(__file__).with_name("sqlite_append_worker.py")
-    # the database is empty: both processes race to create the tables (the migration lock)
-    procs = [
-        subprocess.Popen([sys.executable, str(worker), postgres_url, name, "500", "25"], cwd=root, env=env,
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        for name in ("p1", "p2")
-    ]
-    for p in procs:
-        assert p.stdout is not None and p.stdout.readline().strip() == "ready"
-    for p in procs:
-        assert p.stdin is not None
-        p.stdin.write("go\n")
-        p.stdin.flush()
-    for p in procs:  # the workers never close their store: they must exit anyway
-        out, err = p.communicate(timeout=240)
-        assert (p.returncode, out.strip()) == (0, "done"), err
+    two_writers(postgres_url)  # the database is empty: both processes race to create the tables (the migration lock)
 
     async def check() -> None:
         s = PostgresSessionStore(postgres_url)
         try:
-            shared = await s.load({"project_key": "proj", "session_id": "shared"}) or []
-            assert len(shared) == 1000
-            for name in ("p1", "p2"):
-                assert [e["n"] for e in shared if e["uuid"].startswith(name + "-")] == list(range(500))
-                own = await s.load({"project_key": "proj", "session_id": f"own-{name}"}) or []
-                assert [(e["by"], e["n"]) for e in own] == [(name, n) for n in range(500)]
-            listed = await s.list_sessions("proj")
-            assert len(listed) == 3 and len({e["mtime"] for e in listed}) == 3
+            await assert_both_writers_whole(s)
         finally:
             await s.aclose()
 

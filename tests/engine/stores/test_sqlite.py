@@ -11,10 +11,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import itertools
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +30,6 @@ from claude_agent_sdk import (
 )
 from claude_agent_sdk.testing import run_session_store_conformance
 
-import engine
 from engine._errors import FlowerError
 from engine._stores.sqlite import (
     SqliteSessionStore,
@@ -43,6 +39,7 @@ from engine._stores.sqlite import (
     session_exists,
 )
 from engine.testing import FakeModel, prompt_contains, text, tool_use
+from tests.engine.stores.backends import assert_both_writers_whole, two_writers
 
 KEY: Any = {"project_key": "proj", "session_id": "sess"}
 SUB1: Any = {**KEY, "subpath": "subagents/agent-1"}
@@ -235,35 +232,12 @@ def test_built_outside_a_loop_used_from_several_loops_and_closed_without_one(tmp
 
 def test_two_processes_appending_to_one_file_lose_nothing(tmp_path: Path) -> None:
     db = tmp_path / "runs" / "sessions.db"  # does not exist yet: both processes race to create it
-    root = Path(engine.__file__).resolve().parents[1]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
-    worker = Path(__file__).with_name("sqlite_append_worker.py")
-    procs = [
-        subprocess.Popen([sys.executable, str(worker), str(db), name, "500", "25"], cwd=root, env=env,
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        for name in ("p1", "p2")
-    ]
-    for p in procs:
-        assert p.stdout is not None and p.stdout.readline().strip() == "ready"
-    for p in procs:
-        assert p.stdin is not None
-        p.stdin.write("go\n")
-        p.stdin.flush()
-    for p in procs:  # the workers never close their store: they must exit anyway
-        out, err = p.communicate(timeout=240)
-        assert (p.returncode, out.strip()) == (0, "done"), err
+    two_writers(str(db))
 
     async def check() -> None:
         s = SqliteSessionStore(db)
         try:
-            shared = await s.load({"project_key": "proj", "session_id": "shared"}) or []
-            assert len(shared) == 1000
-            for name in ("p1", "p2"):
-                assert [e["n"] for e in shared if e["uuid"].startswith(name + "-")] == list(range(500))
-                own = await s.load({"project_key": "proj", "session_id": f"own-{name}"}) or []
-                assert [(e["by"], e["n"]) for e in own] == [(name, n) for n in range(500)]
-            listed = await s.list_sessions("proj")
-            assert len(listed) == 3 and len({e["mtime"] for e in listed}) == 3
+            await assert_both_writers_whole(s)
             assert len(await s.list_session_summaries("proj")) == 3
         finally:
             s.close()
