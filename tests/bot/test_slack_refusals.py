@@ -59,7 +59,11 @@ async def test_a_refused_bot_token_stops_posting_says_so_once_and_keeps_every_no
     assert await asyncio.wait_for(outbox.post(key, "note", "note:3", "notice 3"), 30) is None  # no waiting
     await asyncio.wait_for(asyncio.shield(outbox._task), 30)  # the sender has stopped for good
 
-    assert len(slack.calls("chat.postMessage")) == 1  # never retried as if Slack were having a bad minute
+    # One refused call in all, never retried as if Slack were having a bad minute. Which one depends
+    # on timing: the post, or the start's look for notices already in the thread when note:1 was
+    # queued before the sender's first step (seen under load).
+    refused = [c.method for c in slack.calls() if c.token == slack.bot_token and not c.ok]
+    assert refused in (["chat.postMessage"], ["conversations.replies"]), refused
     loud = records(caplog, logging.ERROR, "SLACK_BOT_TOKEN")
     assert len(loud) == 1 and "token_revoked" in loud[0].getMessage() and "OAuth & Permissions" in loud[0].getMessage()
     assert isinstance(outbox.stopped, Exception)
