@@ -13,7 +13,7 @@ import os
 import logging
 import sys
 from collections.abc import Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from bot.slack.middleware import Gate
 from bot.runs.jobs import BotOptions, Jobs
 from bot.slack.outbox import Outbox
 from bot.repos.threads import REPO_DIR
+from bot.runs.replicas import Replicas, Solo
 from bot.store.bot_store import BotStore
 from bot.store.housekeeping import EXIT_VANISHED, Housekeeper, StoreVanished
 from bot.runs.threads import workspace_dir
@@ -63,6 +64,7 @@ class RunningBot:
     port: int = 0
     watchdog: SocketWatchdog | None = None
     catchup: asyncio.Task[int] | None = None  # replies said while stopped, read back at start
+    replicas: Solo | Replicas = field(default_factory=Solo)
 
     async def close(self) -> None:
         """Disconnect, cancel the runs (they stay active in the store), stop posting, close the db."""
@@ -77,6 +79,7 @@ class RunningBot:
             await self.web_runner.cleanup()
         await self.jobs.close()
         await self.outbox.close()
+        await self.replicas.close()  # after the runs: the others take them over at once
         await self.store.aclose()
 
 
@@ -91,6 +94,14 @@ def web_client(config: Config) -> AsyncWebClient:
     return AsyncWebClient(token=config.bot_token, base_url=config.api_url, retry_handlers=[
         AsyncRateLimitErrorRetryHandler(max_retry_count=MAX_RATE_LIMIT_RETRIES),
         AsyncServerErrorRetryHandler(max_retry_count=MAX_SERVER_ERROR_RETRIES)])
+
+
+def _replicas(config: Config, store: BotStore, options: BotOptions) -> Solo | Replicas:
+    """Several replicas on one database when FLOWER_DATABASE_URL is set (or a test asks), else one."""
+    clustered = options.replicas if options.replicas is not None else bool(getattr(config, "database_url", None))
+    if not clustered:
+        return Solo()
+    return Replicas(store, lease_s=options.lease_s, heartbeat_s=options.heartbeat_s)
 
 
 def freeze_gc() -> None:
@@ -117,13 +128,16 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
     client = web_client(config)
     await check_bot_token(client)  # a refused SLACK_BOT_TOKEN stops the start here (SlackAuthError)
     store = BotStore(config.db_path)
-    outbox = Outbox(store, client)
+    options = options or BotOptions()
+    replicas = _replicas(config, store, options)
+    outbox = Outbox(store, client, replicas=replicas)
     answers = Answers()
     jobs = Jobs(config=config, store=store, client=client, outbox=outbox, answers=answers, options=options)
-    intake = Intake(config=config, store=store, client=client, outbox=outbox, jobs=jobs, answers=answers)
+    intake = Intake(config=config, store=store, client=client, outbox=outbox, jobs=jobs, answers=answers,
+                    replicas=replicas)
     gate = Gate(config=config, store=store, client=client)
     app = build_app(config, client, intake, gate)
-    bot = RunningBot(config, app, store, jobs, outbox)
+    bot = RunningBot(config, app, store, jobs, outbox, replicas=replicas)
     outbox.start()
     missed_in = await recent_threads(store)  # before connecting: a live reply moves last_seen_ts on
     if config.mode == "socket":
@@ -141,7 +155,10 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
         bot.port = bot.web_runner.addresses[0][1]
     if settle_gc:
         freeze_gc()
-    if resume:
+    if replicas.clustered:  # the threads of a replica that died (this one's last life too) are taken over
+        replicas.start(resume=jobs.resume, dispatch=intake.dispatch, lost=jobs.abandon)
+        log.info("replica %s of several on one database", replicas.id)
+    elif resume:
         resumed = await jobs.resume_all()
         if resumed:
             log.info("resumed %d run(s) in progress", resumed)

@@ -27,6 +27,7 @@ from bot.runs import tally
 from bot.runs.run import ASK_FILE, BotOptions, Run, Runner
 from bot.runs.start_gate import StartGate
 from bot.store.bot_store import BotStore, Thread, ThreadKey
+from bot.store.records import ACTIVE_STATES
 from bot.runs.threads import ensure_workspace, folder_name, run_dir
 from engine import write_text_atomic
 
@@ -155,6 +156,26 @@ class Jobs:
                 count += 1
         return count
 
+    async def resume(self, key: ThreadKey) -> bool:
+        """Resume a thread taken over from a replica that died, if its run was going there."""
+        thread = await self.store.get_thread(ThreadKey(*key))
+        if thread is None or thread.state not in ACTIVE_STATES or self.busy(thread.key):
+            return False
+        return await self._resume(thread, banner_key=f"restart:{thread.updated_at}", restarted=True)
+
+    async def abandon(self, key: ThreadKey) -> bool:
+        """End the thread's run here without a word: another replica took its lease and resumes it.
+
+        The cancel is a shutdown's (the thread stays active); False when no run was going here.
+        """
+        run = self._runs.get(ThreadKey(*key))
+        if run is None or run.task.done():
+            return False
+        run.abandoned = True
+        run.task.cancel()
+        await asyncio.gather(run.task, return_exceptions=True)
+        return True
+
     async def take_up(self, key: ThreadKey) -> bool:
         """Resume a parked or stopped thread whose open question was just answered (the resumed run
         asks it again and gets that answer); False when the thread is not parked or stopped."""
@@ -224,7 +245,7 @@ class Jobs:
                 finally:
                     started()
         except asyncio.CancelledError:
-            outcome = run.cancelled(self._closing)
+            outcome = run.cancelled(self._closing or run.abandoned)
             if isinstance(outcome, Parked):
                 asyncio.current_task().uncancel()  # parked is an end, not a cancel: the task goes on
             return outcome

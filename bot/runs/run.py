@@ -37,6 +37,7 @@ from bot.runs.start_gate import START_AT_ONCE
 from bot.runs.status_feed import StatusFeed
 from bot.runs.surfaces import Surfaces
 from bot.runs.threads import folder_name, run_dir
+from bot.runs.replicas import HEARTBEAT_S, LEASE_S
 from bot.runs.transport import Answers, SlackTransport
 from bot.sandbox import thread_sandbox
 from bot.slack.assistant import AssistantStatus
@@ -59,6 +60,11 @@ class BotOptions:
     status_every_s: float = 3.0
     start_at_once: int | None = START_AT_ONCE  # CLIs starting at once (``bot.runs.start_gate``); None: no limit
     forge_retry: Retry = field(default_factory=Retry)  # how the forge's API is retried (tests: quickly)
+    # Several replicas on one database (``bot.runs.replicas``): None means exactly when
+    # FLOWER_DATABASE_URL is set; tests also run replicas on one SQLite file, with short leases.
+    replicas: bool | None = None
+    lease_s: float = LEASE_S
+    heartbeat_s: float = HEARTBEAT_S
 
 
 @dataclass
@@ -71,6 +77,7 @@ class Run:
     workspace: Path | None = None  # the thread's folder
     bound: tuple[Any, Any] | None = None  # a bound channel's (binding, worktree) for this thread
     stopping: bool = False  # Stop was pressed: the task is being cancelled for good
+    abandoned: bool = False  # another replica took the thread over: cancelled as in a shutdown
     parked: Question | None = None  # the unanswered question the run was parked on
     status_ts: str | None = None  # a status message to edit in place (a run resumed after a restart)
     queued_at: float = 0.0  # when the thread was queued: the "Queued" notice is said once per wait

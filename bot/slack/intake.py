@@ -22,6 +22,7 @@ from bot.runs.transport import Answers
 from bot.slack.commands import parse, parse_repo
 from bot.config import Config
 from bot.runs.jobs import Jobs
+from bot.runs.replicas import Replicas, Solo
 from bot.slack.outbox import Outbox, edit, ephemeral, react
 from bot.slack.unrecorded import unrecorded_for
 from bot.repos.intake import RepoIntake
@@ -36,30 +37,54 @@ class Intake:
     """The bot's reactions to people: start, answer, interrupt, wake, /new, Stop, Start over."""
 
     def __init__(self, *, config: Config, store: BotStore, client: AsyncWebClient, outbox: Outbox,
-                 jobs: Jobs, answers: Answers) -> None:
+                 jobs: Jobs, answers: Answers, replicas: Solo | Replicas | None = None) -> None:
         self.config, self.store, self.client = config, store, client
         self.outbox, self.jobs, self.answers = outbox, jobs, answers
+        self.replicas = replicas or Solo()
         self.repo = RepoIntake(config=config, client=client, outbox=outbox)
 
     # -- events --------------------------------------------------------------------------------
 
     async def mention(self, key: ThreadKey, event: dict[str, Any]) -> None:
         """``@bot …`` in ``key``'s thread: a new thread starts a run; in a known thread it is a reply."""
-        await self._or_say_why(key, event, self._mention)
+        await self._or_say_why(key, event, self._mention, "mention")
 
     async def message(self, key: ThreadKey, event: dict[str, Any]) -> None:
         """A person's reply in ``key``'s thread, one the bot runs: their words, and any files."""
-        await self._or_say_why(key, event, self._message)
+        await self._or_say_why(key, event, self._message, "message")
+
+    async def dispatch(self, key: ThreadKey, op: str, args: dict[str, Any]) -> None:
+        """Handle an event another replica received for a thread this one owns (``Replicas``)."""
+        if op in ("mention", "message"):
+            await (self.mention if op == "mention" else self.message)(key, args["event"])
+        elif op == "answered":
+            q = await self.store.get_question(args["question"])
+            if q is not None:
+                await self._answered(q, args["answer"], args["user"])
+        elif op == "control":
+            await self.control_click(key, args["user"], stop=args["stop"])
+        else:
+            log.error("a forwarded event for thread %s has an unknown kind %r (a newer replica's?); dropped",
+                      key, op)
+
+    async def _elsewhere(self, key: ThreadKey, op: str, args: dict[str, Any]) -> bool:
+        """True (and the event forwarded) when another live replica owns ``key``'s thread."""
+        if await self.replicas.here(key):
+            return False
+        await self.replicas.forward(key, op, args)
+        return True
 
     async def _or_say_why(self, key: ThreadKey, event: dict[str, Any],
-                          handle: Callable[[ThreadKey, dict[str, Any]], Awaitable[None]]) -> None:
-        """``handle`` the event; when storage refuses it, say so in the thread (once) instead.
+                          handle: Callable[[ThreadKey, dict[str, Any]], Awaitable[None]], op: str) -> None:
+        """``handle`` the event here, or forward it (as ``op``) to the replica that owns the
+        thread; when storage refuses it, say so in the thread (once) instead.
 
         What ran before the failure stays done (a reaction, perhaps a notice queued); the person
         is told nothing more was recorded and to say it again. Other errors are raised as before.
         """
         try:
-            await handle(key, event)
+            if not await self._elsewhere(key, op, {"event": event}):
+                await handle(key, event)
         except (StoreError, OSError) as exc:
             fault = diagnose(exc, workspaces=(self.config.home / WORKSPACES).resolve())
             if fault is None:
@@ -187,10 +212,13 @@ class Intake:
                     if now and now.answered else render.stale_click_note())
             await ephemeral(self.client, channel, user, note, thread_ts=thread_ts)
             return
-        await self._answered(q, answer, user)
+        if not await self._elsewhere(q.thread, "answered", {"question": q.id, "answer": answer, "user": user}):
+            await self._answered(q, answer, user)
 
     async def control_click(self, key: ThreadKey, user: str, *, stop: bool) -> None:
         """Stop or Start over on ``key``'s status message."""
+        if await self._elsewhere(key, "control", {"user": user, "stop": stop}):
+            return
         if stop:
             await self.jobs.stop(key)
         else:

@@ -9,7 +9,9 @@ the bot may not post in drops that thread's notices for a while, with one log li
 long goes out in parts, refused Block Kit as its text alone: never the same post again. A post
 that could not reach Slack is retried until it can (backing off to once a minute); anything else
 Slack refused is retried a few times, then given up. One failed notice holds back the later ones
-of its thread: their order is kept.
+of its thread: their order is kept. With several replicas (``bot.runs.replicas``) each item is
+claimed before it is posted, so one replica posts it; one that takes over a dead replica's claim
+looks in the thread first.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.render.split import split_text, utf16_len
 from bot.slack.errors import SLACK_FAILED, UNREACHABLE, SlackAuthError, classify, error_code
 from bot.slack.quick import edit, ephemeral, react
+from bot.runs.replicas import Replicas, Solo
 from bot.store.bot_store import BotStore, StoreError, ThreadKey
 
 log = logging.getLogger(__name__)
@@ -47,8 +50,10 @@ def backoff_s(first: float, attempt: int) -> float:
 class Outbox:
     """Notices for threads: ``send`` queues in ``bot.db`` and wakes the sender task."""
 
-    def __init__(self, store: BotStore, client: AsyncWebClient, *, retry_after_s: float = RETRY_AFTER_S) -> None:
+    def __init__(self, store: BotStore, client: AsyncWebClient, *, retry_after_s: float = RETRY_AFTER_S,
+                 replicas: Solo | Replicas | None = None) -> None:
         self.store, self.client, self.retry_after_s = store, client, retry_after_s
+        self.replicas = replicas or Solo()  # with several replicas, each item is claimed before it is posted
         self.stopped: SlackAuthError | None = None  # set when Slack refused the token: nothing is posted since
         self._kick = asyncio.Event()
         self._posted = asyncio.Condition()
@@ -189,6 +194,11 @@ class Outbox:
             del self._unmarked[item.id]
             await self._notify()
             return True
+        claim = await self.replicas.claim_notice(item.id)
+        if claim is None:
+            return False  # another replica is posting it: the thread's later notices wait for it
+        if claim == "stale":  # its claimer stopped (killed mid-post?): look in the thread first
+            self._unsure.add(item.id)
         if item.id in self._unsure:
             try:
                 ts = (await self._posted_keys(item.thread)).get(item.dedupe_key)

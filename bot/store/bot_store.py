@@ -15,6 +15,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from bot.store.housekeeping import HousekeepingMixin
+from bot.store.leases import LeasesMixin
 from bot.store.questions import QuestionRef, QuestionsMixin
 from bot.store.queues import QueuesMixin
 from bot.store.pull_requests import PullRequestRow, PullRequestsMixin
@@ -63,7 +64,7 @@ def _ts(ts: str) -> Decimal:
         raise StoreError(f"{ts!r} is not a Slack message ts. Pass the message's ts, e.g. '1712345678.123456'.") from None
 
 
-class BotStore(QuestionsMixin, QueuesMixin, SurfacesMixin, PullRequestsMixin, HousekeepingMixin):
+class BotStore(QuestionsMixin, QueuesMixin, SurfacesMixin, PullRequestsMixin, HousekeepingMixin, LeasesMixin):
     """The bot's state, async, safe across tasks, threads and processes; see the module docstring.
 
     ``path`` and its folder are created on first use. ``clock`` gives epoch seconds (tests pass a

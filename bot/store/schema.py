@@ -5,7 +5,8 @@ The tables: ``threads`` (a Slack thread -> its workspace and run state), ``event
 ``questions`` (asks that must survive a restart), ``outbox`` (each notice posted once),
 ``inbox`` (words said to a running thread, not yet taken by the run), ``plans`` (the message
 showing a goal's checklist, edited after each verdict), ``feedback`` (the 👍 / 👎 people gave
-a run's result) and ``pull_requests`` (a bound thread branch's pull request). A table added later is created by the same idempotent script when an older
+a run's result) and ``pull_requests`` (a bound thread branch's pull request); with several replicas on one database, ``leases``, ``forwards`` and
+``outbox_claims`` (``bot.store.leases``). A table added later is created by the same idempotent script when an older
 file is opened; the version moves only when a change is one an older bot cannot read.
 """
 
@@ -128,6 +129,30 @@ CREATE TABLE IF NOT EXISTS pull_requests (
     pushed TEXT,
     updated_at REAL NOT NULL,
     PRIMARY KEY (team, channel, thread_ts, branch)
+);
+CREATE TABLE IF NOT EXISTS leases (
+    team TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    thread_ts TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    expires_at REAL NOT NULL,
+    PRIMARY KEY (team, channel, thread_ts)
+);
+CREATE INDEX IF NOT EXISTS leases_by_owner ON leases (owner);
+CREATE TABLE IF NOT EXISTS forwards (
+    id INTEGER PRIMARY KEY,
+    team TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    thread_ts TEXT NOT NULL,
+    op TEXT NOT NULL,
+    args TEXT NOT NULL,
+    at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS forwards_by_thread ON forwards (team, channel, thread_ts, id);
+CREATE TABLE IF NOT EXISTS outbox_claims (
+    item_id INTEGER PRIMARY KEY,
+    owner TEXT NOT NULL,
+    expires_at REAL NOT NULL
 );
 """
 

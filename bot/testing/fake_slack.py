@@ -204,15 +204,17 @@ class FakeSlack(Interactions):
         retry_reason: str = "",
         event_id: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        to: int | None = None,
     ) -> str:
         """Push `event` as an events_api envelope; return its envelope_id.
 
         A redelivery reuses the first delivery's `event_id` with `retry_attempt` >= 1 (bolt turns it
-        into the `x-slack-retry-num` header). Waits up to `timeout` for an open connection.
+        into the `x-slack-retry-num` header). Waits up to `timeout` for an open connection (number
+        `to`, when given: a test of several bot replicas picks the one that receives it).
         """
         payload = self.event_payload(event, event_id=event_id)
         return await self.socket.send(
-            "events_api", payload, retry_attempt=retry_attempt, retry_reason=retry_reason, timeout=timeout
+            "events_api", payload, retry_attempt=retry_attempt, retry_reason=retry_reason, timeout=timeout, to=to
         )
 
     async def send_events(self, *events: dict, timeout: float = DEFAULT_TIMEOUT) -> list[str]:
@@ -238,12 +240,13 @@ class FakeSlack(Interactions):
         value: str | None = None,
         feedback: Literal["positive", "negative"] = "positive",
         timeout: float = DEFAULT_TIMEOUT,
+        to: int | None = None,
     ) -> str:
         """Push a block_actions click on an existing button (interactive envelope); return the envelope_id.
 
-        On feedback buttons, `feedback` says which one (see `click_payload`)."""
+        On feedback buttons, `feedback` says which one (see `click_payload`); `to` as in `send_event`."""
         payload = self.click_payload(channel, message_ts, action_id, user=user, value=value, feedback=feedback)
-        return await self.socket.send("interactive", payload, timeout=timeout)
+        return await self.socket.send("interactive", payload, timeout=timeout, to=to)
 
     async def slash_command(
         self, command: str, text: str = "", *, channel: str, user: str | None = None, timeout: float = DEFAULT_TIMEOUT

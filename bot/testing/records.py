@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,7 @@ class Call:
     token: str | None
     status: int
     response: dict[str, Any] | None
+    at: float = field(default_factory=time.time)  # when the fake answered (epoch seconds)
 
     @property
     def ok(self) -> bool:

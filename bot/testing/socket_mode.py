@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import time
 import uuid
 
@@ -19,7 +20,9 @@ from bot.testing.workspace import Workspace
 class SocketModeServer:
     """Accepts the client's websockets at `/link/`, sends `hello`, pushes envelopes, records acks.
 
-    Envelopes go to the newest open connection, as Slack delivers on one of the app's sockets.
+    Envelopes go to the newest open connection, as Slack delivers on one of the app's sockets;
+    with ``spread`` set (a seeded ``random.Random``), to one of the open connections picked by it,
+    as Slack spreads an app's events over its connections (several bot replicas).
     """
 
     def __init__(self, workspace: Workspace, signal: Signal) -> None:
@@ -31,6 +34,7 @@ class SocketModeServer:
         self._sockets: dict[int, tuple[web.WebSocketResponse, web.Request]] = {}
         self._tickets: set[str] = set()
         self.refused_links = 0  # how many more websocket connects to refuse (HTTP 503)
+        self.spread: random.Random | None = None
 
     def routes(self) -> list[web.RouteDef]:
         """The websocket route to add to the fake's aiohttp application."""
@@ -45,11 +49,25 @@ class SocketModeServer:
 
     def current(self) -> Connection | None:
         """The newest connection that is still open, or None."""
-        for conn in reversed(self.connections):
+        open_ = self.open_connections()
+        return open_[-1] if open_ else None
+
+    def open_connections(self) -> list[Connection]:
+        """The connections still open, oldest first."""
+        found = []
+        for conn in self.connections:
             socket = self._sockets.get(conn.index)
             if not conn.closed and socket is not None and not socket[0].closed:
-                return conn
-        return None
+                found.append(conn)
+        return found
+
+    def _pick(self, to: int | None = None) -> Connection | None:
+        open_ = self.open_connections()
+        if to is not None:
+            return next((c for c in open_ if c.index == to), None)
+        if self.spread is None:
+            return open_[-1] if open_ else None
+        return self.spread.choice(open_) if open_ else None
 
     async def _link(self, request: web.Request) -> web.StreamResponse:
         ticket = request.query.get("ticket", "")
@@ -89,19 +107,21 @@ class SocketModeServer:
             latency = time.perf_counter() - envelope.sent_at
             envelope.ack = Ack(envelope.envelope_id, frame.get("payload"), latency, conn.index)
 
-    async def _ready(self, timeout: float) -> tuple[Connection, web.WebSocketResponse]:
+    async def _ready(self, timeout: float, to: int | None = None) -> tuple[Connection, web.WebSocketResponse]:
         conn = await self.signal.wait_until(
-            self.current,
+            lambda: self._pick(to),
             timeout=timeout,
             what=lambda: f"no open Socket Mode connection ({len(self.connections)} so far); did the client connect?",
         )
         return conn, self._sockets[conn.index][0]
 
     async def send(
-        self, kind: EnvelopeType, payload: dict, *, retry_attempt: int = 0, retry_reason: str = "", timeout: float
+        self, kind: EnvelopeType, payload: dict, *, retry_attempt: int = 0, retry_reason: str = "", timeout: float,
+        to: int | None = None,
     ) -> str:
-        """Push one envelope on the current connection (waiting up to `timeout` for one); return its id."""
-        conn, ws = await self._ready(timeout)
+        """Push one envelope on the current connection, or connection number ``to`` (waiting up to
+        `timeout` for it to be open); return its id."""
+        conn, ws = await self._ready(timeout, to)
         envelope_id = str(uuid.uuid4())
         frame = payloads.envelope(
             kind, payload, envelope_id=envelope_id, retry_attempt=retry_attempt, retry_reason=retry_reason

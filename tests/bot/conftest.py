@@ -46,14 +46,18 @@ def git_identity(monkeypatch, tmp_path):
         monkeypatch.setenv(f"GIT_{who}_EMAIL", "test@example.com")
 
 
+def bot_env(slack_env, fake_model, tmp_path) -> dict[str, str]:
+    """The environment of ``python -m bot`` on this test's FLOWER_HOME, the fake Slack and model."""
+    return {**os.environ, **fake_model.env, **slack_env.env(), "FLOWER_HOME": str(tmp_path / "home"),
+            "FLOWER_ALLOW_EVERYONE": "1",  # the tests' fake workspace: every fake person may start runs
+            "PYTHONPATH": os.pathsep.join(p for p in [str(Path(__file__).resolve().parents[2]),
+                                                       os.environ.get("PYTHONPATH", "")] if p)}
+
+
 @pytest.fixture
 def bot_process(slack_env, fake_model, tmp_path):
     """``python -m bot`` on this test's FLOWER_HOME, killed (and its logs printed) at teardown."""
-    env = {**os.environ, **fake_model.env, **slack_env.env(), "FLOWER_HOME": str(tmp_path / "home"),
-           "FLOWER_ALLOW_EVERYONE": "1",  # the tests' fake workspace: every fake person may start runs
-           "PYTHONPATH": os.pathsep.join(p for p in [str(Path(__file__).resolve().parents[2]),
-                                                      os.environ.get("PYTHONPATH", "")] if p)}
-    bot = BotProcess(tmp_path, env)
+    bot = BotProcess(tmp_path, bot_env(slack_env, fake_model, tmp_path))
     yield bot
     bot.kill()
     print(bot.logs())

@@ -1,0 +1,73 @@
+"""Several bot replicas on one database (issue 17), in one process: each thread is owned by one
+replica through a lease; an event that reaches another replica is forwarded to the owner; a
+replica that goes away has its threads taken over and their runs resumed, saying so once.
+
+Real slack-bolt against the fake Slack (one Socket Mode connection per replica, the test picks
+which one receives each event), the real CLI against the offline model. ``test_replica_chaos``
+kills replicas as processes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from bot.store.bot_store import ThreadKey
+from engine.testing.roles import CLARIFIER
+from tests.bot.test_app_e2e import ACHIEVED, CHANNEL, OPTIONS, posted, question, script
+from tests.bot.test_bot_process import first_button, posts
+
+REPLICA = dataclasses.replace(OPTIONS, replicas=True, lease_s=3.0, heartbeat_s=0.5)
+DONE = "Done: the goal is achieved"
+
+
+async def two_replicas(make_bot):
+    """Replica a holds Socket Mode connection 0, replica b connection 1."""
+    return await make_bot(REPLICA), await make_bot(REPLICA)
+
+
+async def test_a_click_at_another_replica_reaches_the_run_where_it_runs(make_bot, slack_env, fake_model):
+    slack = slack_env
+    script(fake_model, verdicts=(ACHIEVED,))
+    a, b = await two_replicas(make_bot)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    await slack.send_event(event, to=1)  # b receives the mention: the thread is b's
+    thread, key = event["ts"], ThreadKey("T0001", CHANNEL, event["ts"])
+    q_ts, q_call = await question(slack, thread)
+    assert await a.store.lease_owner(key) == b.replicas.id
+
+    await slack.click(CHANNEL, q_ts, first_button(q_call)["action_id"], user="U0BOB", to=0)  # a receives the click
+    await posted(slack, thread, DONE)
+
+    clar = [r for r in fake_model.message_requests if CLARIFIER(r.body)]
+    assert any("Python" in t for _, t in clar[-1].tool_results)  # the click's answer reached b's clarifier
+    assert b.jobs.busy(key) or key not in a.jobs._runs  # the run was b's alone
+    assert key not in a.jobs._runs
+    assert await a.store.lease_owner(key) == b.replicas.id
+    assert await a.store.forwarded_to(b.replicas.id) == []  # handled, then forgotten
+    assert len(posts(slack, thread, DONE)) == 1
+    assert len([c for c in slack.calls("chat.postMessage", thread_ts=thread)
+                if (c.body.get("text") or "").startswith("Question")]) == 1
+
+
+async def test_a_replica_that_stops_has_its_run_taken_over_and_resumed_once(make_bot, slack_env, fake_model):
+    slack = slack_env
+    script(fake_model, verdicts=(ACHIEVED,))
+    a, b = await two_replicas(make_bot)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    await slack.send_event(event, to=1)
+    thread, key = event["ts"], ThreadKey("T0001", CHANNEL, event["ts"])
+    q_ts, q_call = await question(slack, thread)
+    await slack.wait_until(lambda: len([r for r in fake_model.message_requests if CLARIFIER(r.body)]) >= 1)
+
+    await b.close()  # a clean stop gives its leases up: a takes the thread over at its next look
+    await posted(slack, thread, "bot restarted")
+    await slack.wait_until(lambda: len([r for r in fake_model.message_requests if CLARIFIER(r.body)]) >= 2,
+                           what="the resumed clarifier asking again, in the model")
+    assert await a.store.lease_owner(key) == a.replicas.id
+    await slack.click(CHANNEL, q_ts, first_button(q_call)["action_id"], user="U0BOB", to=0)  # the old button
+    await posted(slack, thread, DONE)
+
+    assert len(posts(slack, thread, "bot restarted")) == 1
+    assert len(posts(slack, thread, DONE)) == 1
+    assert len([c for c in slack.calls("chat.postMessage", thread_ts=thread)
+                if (c.body.get("text") or "").startswith("Question")]) == 1  # not asked twice in Slack
