@@ -32,10 +32,11 @@ class StarterRun:
     in the checkout itself (it is a thread's own worktree already). ``env`` is the environment
     the CLI gets, built by the host (None: the host's whole ``os.environ``); ``trim`` is the
     large-result trim layer (on, as for the ``flower`` command). ``database_url`` (a
-    ``postgresql://`` URL) keeps the transcripts in that database instead of ``sessions.db``:
-    ``Runtime(database_url=...)``, and the wake state reads them there. ``language`` (``en`` / ``zh``,
-    default: the one in effect, ``engine._lang``) is what the models are told and what is written. ``runtime`` and ``flow`` are
-    further ``Runtime`` and ``starter_flow`` keyword arguments (tests make them small).
+    ``postgresql://`` URL) keeps the transcripts in that database instead of ``sessions.db``
+    (``Runtime(database_url=...)``; the wake state reads them there too). ``language`` (``en`` /
+    ``zh``, default: the one in effect, ``engine._lang``) is what the models are told and what is
+    written. ``runtime`` and ``flow`` are further ``Runtime`` and ``starter_flow`` keyword
+    arguments (tests make them small).
     Constructing one reads and writes nothing.
     """
 

@@ -20,8 +20,8 @@ from engine.testing import PostgresServer, prompt_contains, text, tool_use
 FAST = Resilience(base_delay=0.01, max_delay=0.05, probe_interval=0.05, probe_timeout=0.5)
 BIG = "python3 -c \"print('B' * 5000)\""
 
-terse = AgentSpec(name="terse", instructions="回答极简,一行以内,不解释不寒暄。", allowed_tools=["Read", "Glob"],
-                  max_turns=4)
+terse = AgentSpec(name="terse", instructions="回答极简,一行以内,不解释不寒暄。",
+                  allowed_tools=["Read", "Glob"], max_turns=4)
 shell = AgentSpec(name="shell", instructions="", allowed_tools=["Bash"], permission_mode="acceptEdits",
                   workbench=False, max_turns=4)
 
