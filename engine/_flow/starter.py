@@ -22,8 +22,7 @@ from engine._agents.roles import coordinator, worker
 from engine._agents.workbench import Workbench
 from engine._docs.brief import Brief
 from engine._docs.goal import Goal
-from engine._stores.sqlite import SESSIONS_FILE
-from engine._stores.sqlite_read import session_exists
+from engine._stores.archive import session_archive
 from engine._flow.base import Ctx, Step, Workflow
 from engine._flow.steps import BRIEF_KEY, GOAL_KEY, clarify_step, goal_step, with_goal
 from engine._lang import current, other_names, speaking, words, zh
@@ -190,20 +189,21 @@ def wake_state(
     isolate: bool = False,
     brief_name: str | None = None,
     goal_name: str | None = None,
+    database_url: str | None = None,
 ) -> dict[str, Any]:
     """A read-only probe before starting; writes not one byte.
 
     Returns ``{"waking", "brief", "goal", "checks", "woke", "steps"}``: ``waking`` = the brief
     exists with all four sections; ``brief`` / ``goal`` = the loaded documents (or None);
     ``checks`` = how many verdict checks the goal has; ``woke`` = how many wakes so far;
-    ``steps`` = step name -> session id, only sessions still in ``sessions.db``.
+    ``steps`` = step name -> session id, only sessions still in ``sessions.db`` (or, with
+    ``database_url``, still in that PostgreSQL database under this workspace's project key).
     """
     paths = starter_paths(workspace, isolate=isolate, brief_name=brief_name, goal_name=goal_name)
     brief = Brief.load(paths.brief)
     goal = Goal.load(paths.goal)
-    db = Path(run_dir).resolve() / SESSIONS_FILE
-    lineage = Lineage(Path(run_dir) / LINEAGE_FILE, paths.workspace,
-                      has_session=lambda sid: session_exists(db, sid))
+    archive = session_archive(run_dir, paths.workspace, database_url)
+    lineage = Lineage(Path(run_dir) / LINEAGE_FILE, paths.workspace, has_session=archive.has_session)
     return {
         "waking": brief is not None and brief.complete(),
         "brief": brief,

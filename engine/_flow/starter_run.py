@@ -20,8 +20,7 @@ from engine._human.channel import Park
 from engine._lang import check, current, speaking, step_names, words
 from engine._run.run_lock import run_lock
 from engine._run.runtime import Runtime
-from engine._stores.sqlite import SESSIONS_FILE
-from engine._stores.sqlite_read import last_context_tokens
+from engine._stores.archive import session_archive
 from engine._stores.trim import TrimPolicy
 
 
@@ -32,9 +31,12 @@ class StarterRun:
     worker dispatch a worktree of its own, unless ``shared_worktree=True``: then workers work
     in the checkout itself (it is a thread's own worktree already). ``env`` is the environment
     the CLI gets, built by the host (None: the host's whole ``os.environ``); ``trim`` is the
-    large-result trim layer (on, as for the ``flower`` command). ``language`` (``en`` / ``zh``,
-    default: the one in effect, ``engine._lang``) is what the models are told and what is written. ``runtime`` and ``flow`` are
-    further ``Runtime`` and ``starter_flow`` keyword arguments (tests make them small).
+    large-result trim layer (on, as for the ``flower`` command). ``database_url`` (a
+    ``postgresql://`` URL) keeps the transcripts in that database instead of ``sessions.db``
+    (``Runtime(database_url=...)``; the wake state reads them there too). ``language`` (``en`` /
+    ``zh``, default: the one in effect, ``engine._lang``) is what the models are told and what is
+    written. ``runtime`` and ``flow`` are further ``Runtime`` and ``starter_flow`` keyword
+    arguments (tests make them small).
     Constructing one reads and writes nothing.
     """
 
@@ -53,15 +55,17 @@ class StarterRun:
         runtime: Mapping[str, Any] | None = None,
         flow: Mapping[str, Any] | None = None,
         language: str | None = None,
+        database_url: str | None = None,
     ) -> None:
         self.language = check(language, source="language") if language else current()
         with speaking(self.language):
             self.paths: StarterPaths = starter_paths(workspace, isolate=isolate)
         self.run_dir = Path(run_dir).resolve()
         self.isolate, self.shared_worktree = isolate, shared_worktree
+        self.database_url = database_url
         self._runtime_kw: dict[str, Any] = {
             "trim": TrimPolicy(enabled=trim), "env": env, "own_process_group": own_process_group,
-            **(runtime or {})}
+            "database_url": database_url, **(runtime or {})}
         self._flow_kw: dict[str, Any] = {"transport": transport, "park": park, **(flow or {})}
         self.runtime: Runtime | None = None  # while run() runs
         self.archived: Path | None = None  # where run(new=True) archived the last run
@@ -74,9 +78,11 @@ class StarterRun:
     def wake_state(self) -> dict[str, Any]:
         """The spec's ``wake_state`` of this workspace plus ``context``: the work step's last
         context size in tokens (None when unknown). Writes nothing."""
-        state = wake_state(self.paths.workspace, run_dir=self.run_dir, isolate=self.isolate)
+        state = wake_state(self.paths.workspace, run_dir=self.run_dir, isolate=self.isolate,
+                           database_url=self.database_url)
         sid = next((state["steps"][n] for n in step_names(WORK_STEP) if n in state["steps"]), None)
-        state["context"] = last_context_tokens(self.run_dir / SESSIONS_FILE, sid) if sid else None
+        archive = session_archive(self.run_dir, self.paths.workspace, self.database_url)
+        state["context"] = archive.last_context_tokens(sid) if sid else None
         return state
 
     def archive(self) -> Path:

@@ -37,9 +37,8 @@ from engine._run.manifest import MANIFEST_FILE, Manifest, StepResult
 from engine._run.options import Setting, attempt_options
 from engine._run.sandbox import Sandbox
 from engine._run.resilience import Resilience, failure_text
-from engine._stores.prune import PrunePolicy, PruningSessionStore
-from engine._stores.sqlite import SESSIONS_FILE
-from engine._stores.sqlite_read import session_exists
+from engine._stores.archive import session_archive
+from engine._stores.prune import PrunePolicy
 from engine._stores.trim import EphemeralPolicy, TrimPolicy
 
 
@@ -54,10 +53,13 @@ def _policy(value, default_cls, *, default_on: bool):
 MAX_ERRORS_KEPT = 50  # a storm waited out for days must not grow the manifest without end
 
 class Runtime:
-    """Runs steps in one workspace, with their transcripts in ``<run_dir>/sessions.db``.
+    """Runs steps in one workspace, with their transcripts in ``<run_dir>/sessions.db``, or in the
+    PostgreSQL database at ``database_url`` when one is given (then no ``sessions.db`` is made).
 
     ``run_dir`` is relative to the current directory, not to the workspace. The session store
-    is always a ``PruningSessionStore`` (replace ``rt.store`` after construction to change it).
+    is always a ``PruningSessionStore`` or, with ``database_url``, a ``PruningPostgresSessionStore``
+    with the same layers (replace ``rt.store`` after construction to change it); stores on one
+    URL share one connection pool per process.
     ``trim=False`` only turns off the large-result trim layer: dropping API-error residue,
     old denials, neutralising interrupted results and expiring ephemeral results stay on.
 
@@ -93,6 +95,7 @@ class Runtime:
         env: Mapping[str, str] | None = None,
         own_process_group: bool = False,
         sandbox: Sandbox | None = None,
+        database_url: str | None = None,
     ) -> None:
         self.workspace = Path(workspace).resolve()
         if not self.workspace.is_dir():
@@ -104,12 +107,11 @@ class Runtime:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.portable = portable
         self.spill_threshold = spill_threshold
-        self.store = PruningSessionStore(
-            self.run_dir / SESSIONS_FILE,
-            workspace=self.workspace,
-            policy=_policy(trim, TrimPolicy, default_on=False),
-            ephemeral=_policy(ephemeral, EphemeralPolicy, default_on=True),
-            prune=PrunePolicy(keep_denials=keep_denials),
+        self.archive = session_archive(self.run_dir, self.workspace, database_url)
+        self.store = self.archive.store(
+            _policy(trim, TrimPolicy, default_on=False),
+            _policy(ephemeral, EphemeralPolicy, default_on=True),
+            PrunePolicy(keep_denials=keep_denials),
         )
         if workbench is True:
             workbench = Workbench(self.workspace, home=self.run_dir / "workbench")
@@ -137,8 +139,9 @@ class Runtime:
     # -- public helpers ------------------------------------------------------------------------
 
     def has_session(self, session_id: str) -> bool:
-        """Whether ``session_id``'s transcript is in this run_dir's ``sessions.db``."""
-        return session_exists(self.run_dir / SESSIONS_FILE, session_id)
+        """Whether ``session_id``'s transcript is in this runtime's archive (``sessions.db``, or
+        the database under this workspace's project key)."""
+        return self.archive.has_session(session_id)
 
     @property
     def running(self) -> bool:

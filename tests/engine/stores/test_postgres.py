@@ -221,7 +221,7 @@ def test_two_processes_appending_to_one_database_lose_nothing(postgres_url: str)
 async def test_the_schema_is_migrated_once_even_by_stores_starting_together(
     postgres_url: str, postgres_server: PostgresServer
 ) -> None:
-    stores = [PostgresSessionStore(postgres_url) for _ in range(5)]  # five pools: five first uses at once
+    stores = [PostgresSessionStore(postgres_url) for _ in range(5)]  # five stores (one shared pool): five first uses, five migrations at once
     try:
         await asyncio.gather(*(s.append({"project_key": "p", "session_id": f"s{i}"}, [x()])
                                for i, s in enumerate(stores)))
