@@ -32,7 +32,7 @@ from bot.slack.middleware import Gate
 from bot.runs.jobs import BotOptions, Jobs
 from bot.slack.outbox import Outbox
 from bot.repos.threads import REPO_DIR
-from bot.store.bot_store import BotStore
+from bot.store.factory import AnyBotStore, open_bot_store
 from bot.store.housekeeping import EXIT_VANISHED, Housekeeper, StoreVanished
 from bot.runs.threads import workspace_dir
 from bot.sandbox import require_sandbox
@@ -55,7 +55,7 @@ class RunningBot:
 
     config: Config
     app: AsyncApp
-    store: BotStore
+    store: AnyBotStore
     jobs: Jobs
     outbox: Outbox
     socket: AsyncSocketModeHandler | None = None
@@ -116,7 +116,7 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
         config.home.chmod(0o700)
     client = web_client(config)
     await check_bot_token(client)  # a refused SLACK_BOT_TOKEN stops the start here (SlackAuthError)
-    store = BotStore(config.db_path)
+    store = open_bot_store(config)  # bot.db, or FLOWER_DATABASE_URL's tables
     outbox = Outbox(store, client)
     answers = Answers()
     jobs = Jobs(config=config, store=store, client=client, outbox=outbox, answers=answers, options=options)
@@ -168,7 +168,7 @@ async def cleanup_worktrees(config: Config) -> list[Path]:
     stay; a later reply in a cleaned-up thread opens a new worktree on a new branch.
     """
     config.home.mkdir(parents=True, exist_ok=True)
-    store = BotStore(config.db_path)
+    store = open_bot_store(config)
     try:
         keep = {str(workspace_dir(config.home, t.key) / REPO_DIR) for t in await store.active_threads()}
     finally:
