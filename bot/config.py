@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from importlib.util import find_spec
 from engine import LANGUAGE_ENV, FlowerError, check_language, redact
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -365,6 +366,9 @@ def _database_url(env: dict[str, str]) -> str | None:
             "postgresql://user:password@host:5432/database, or leave it unset to keep the bot's state "
             "in bot.db under FLOWER_HOME."
         )
+    if find_spec("asyncpg") is None:  # else the first store operation fails with an ImportError
+        raise ConfigError("FLOWER_DATABASE_URL is set, but the PostgreSQL driver (asyncpg) is not installed. "
+                          "Run: pip install 'flower[postgres]', or unset FLOWER_DATABASE_URL to use bot.db.")
     return raw
 
 

@@ -220,3 +220,10 @@ def test_a_database_url_that_is_not_postgresql_names_the_variable_hides_the_pass
     assert "s3cret" not in str(caught.value)
     if "s3cret" in url:
         assert "flower:***@db" in str(caught.value)
+
+
+def test_a_database_url_without_the_driver_installed_says_how_to_install_it(monkeypatch) -> None:
+    monkeypatch.setattr("bot.config.find_spec", lambda name: None)
+    with pytest.raises(ConfigError, match=r"^FLOWER_DATABASE_URL is set, but the PostgreSQL driver \(asyncpg\) is not "
+                                          r"installed\. Run: pip install 'flower\[postgres\]'"):
+        load(FLOWER_DATABASE_URL="postgresql://db/flower")

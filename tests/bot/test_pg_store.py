@@ -266,7 +266,8 @@ async def test_a_database_out_of_reach_says_which_without_the_password_and_what_
         await asyncio.to_thread(server.restart)  # the pool's idle connection is cut: the next call reconnects
         assert not await store.claim_event("Ev1")
         server.stop()
-        with pytest.raises(StoreError, match=r"cannot reach PostgreSQL at postgresql://postgres:\*\*\*@/t_1\?host=") as caught:
+        gone = r"cannot reach PostgreSQL at postgresql://postgres:\*\*\*@/t_1\?host="
+        with pytest.raises(StoreError, match=gone) as caught:
             await store.claim_event("Ev2")
         assert "s3cret" not in str(caught.value) and diagnose(caught.value).fault == "broken"
         await store.aclose()
