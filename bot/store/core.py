@@ -58,6 +58,7 @@ class StoreCore:
         async def _changed(self, sql: str, *args: Any) -> bool:
             """One write statement, under the write lock; True when it changed a row."""
 
+        # The base's method, not engine.immediate: only the base knows its backend's one write lock.
         def _immediate(self, conn: Any, *, wait: float | None = None) -> AbstractContextManager[None]:
             """A write transaction on ``conn`` holding the backend's one write lock, taken first;
             ``wait`` (seconds) shortens the wait for it below ``busy_timeout``."""
