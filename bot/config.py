@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import re
-from engine import LANGUAGE_ENV, FlowerError, check_language
+from importlib.util import find_spec
+from engine import LANGUAGE_ENV, FlowerError, check_language, redact
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,6 +69,7 @@ class Config:
     port: int = 3000
     api_url: str = DEFAULT_API_URL
     home: Path = field(default_factory=lambda: Path(DEFAULT_HOME).expanduser())
+    database_url: str | None = None  # FLOWER_DATABASE_URL: the bot's tables on PostgreSQL, not bot.db
     allowed_users: frozenset[str] = frozenset()
     allowed_channels: frozenset[str] = frozenset()
     max_runs: int = 2
@@ -94,7 +96,7 @@ class Config:
 
     @property
     def db_path(self) -> Path:
-        """The bot's own SQLite file under ``home``."""
+        """The bot's own SQLite file under ``home`` (unused with ``database_url``)."""
         return self.home / "bot.db"
 
     def user_allowed(self, user_id: str) -> bool:
@@ -120,6 +122,8 @@ class Config:
                 parts.append(f"{name}={mask(value) if value else repr('')}")
             elif isinstance(value, frozenset):
                 parts.append(f"{name}={sorted(value)!r}")
+            elif name == "database_url" and value:  # its password is a secret
+                parts.append(f"{name}={redact(value)!r}")
             elif name == "agent_env":  # values are secrets (the model's key): names only
                 parts.append(f"{name}=<{', '.join(sorted(value))}>")
             else:
@@ -167,6 +171,7 @@ def load_config(environ: Mapping[str, str] | None = None, *, dotenv: str | Path 
         port=_int(env, "PORT", 3000, low=0, high=65535, fix="the port the HTTP Events API listens on"),
         api_url=_api_url(env),
         home=_home(env),
+        database_url=_database_url(env),
         allowed_users=_ids(env, "FLOWER_ALLOWED_USERS", _USER_ID, "user"),
         allowed_channels=_ids(env, "FLOWER_ALLOWED_CHANNELS", _CHANNEL_ID, "channel"),
         max_runs=_int(env, "FLOWER_MAX_RUNS", 2, low=1, high=None, fix="how many runs may go at once"),
@@ -349,6 +354,22 @@ def _home(env: dict[str, str]) -> Path:
             "(it is created if missing) where workspaces and bot.db may live."
         )
     return home
+
+
+def _database_url(env: dict[str, str]) -> str | None:
+    raw = env.get("FLOWER_DATABASE_URL")
+    if raw is None:
+        return None
+    if not raw.startswith(("postgresql://", "postgres://")):
+        raise ConfigError(
+            f"FLOWER_DATABASE_URL must be a postgresql:// URL; got {redact(raw)!r}. Set it to "
+            "postgresql://user:password@host:5432/database, or leave it unset to keep the bot's state "
+            "in bot.db under FLOWER_HOME."
+        )
+    if find_spec("asyncpg") is None:  # else the first store operation fails with an ImportError
+        raise ConfigError("FLOWER_DATABASE_URL is set, but the PostgreSQL driver (asyncpg) is not installed. "
+                          "Run: pip install 'flower[postgres]', or unset FLOWER_DATABASE_URL to use bot.db.")
+    return raw
 
 
 def _ids(

@@ -33,7 +33,7 @@ from bot.runs.jobs import BotOptions, Jobs
 from bot.slack.outbox import Outbox
 from bot.repos.threads import REPO_DIR
 from bot.runs.replicas import Replicas, Solo
-from bot.store.bot_store import BotStore
+from bot.store.factory import AnyBotStore, open_bot_store
 from bot.store.housekeeping import EXIT_VANISHED, Housekeeper, StoreVanished
 from bot.runs.threads import workspace_dir
 from bot.sandbox import require_sandbox
@@ -56,7 +56,7 @@ class RunningBot:
 
     config: Config
     app: AsyncApp
-    store: BotStore
+    store: AnyBotStore
     jobs: Jobs
     outbox: Outbox
     socket: AsyncSocketModeHandler | None = None
@@ -96,9 +96,9 @@ def web_client(config: Config) -> AsyncWebClient:
         AsyncServerErrorRetryHandler(max_retry_count=MAX_SERVER_ERROR_RETRIES)])
 
 
-def _replicas(config: Config, store: BotStore, options: BotOptions) -> Solo | Replicas:
+def _replicas(config: Config, store: AnyBotStore, options: BotOptions) -> Solo | Replicas:
     """Several replicas on one database when FLOWER_DATABASE_URL is set (or a test asks), else one."""
-    clustered = options.replicas if options.replicas is not None else bool(getattr(config, "database_url", None))
+    clustered = options.replicas if options.replicas is not None else config.database_url is not None
     if not clustered:
         return Solo()
     return Replicas(store, lease_s=options.lease_s, heartbeat_s=options.heartbeat_s)
@@ -127,7 +127,7 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
         config.home.chmod(0o700)
     client = web_client(config)
     await check_bot_token(client)  # a refused SLACK_BOT_TOKEN stops the start here (SlackAuthError)
-    store = BotStore(config.db_path)
+    store = open_bot_store(config)  # bot.db, or FLOWER_DATABASE_URL's tables
     options = options or BotOptions()
     replicas = _replicas(config, store, options)
     outbox = Outbox(store, client, replicas=replicas)
@@ -185,7 +185,7 @@ async def cleanup_worktrees(config: Config) -> list[Path]:
     stay; a later reply in a cleaned-up thread opens a new worktree on a new branch.
     """
     config.home.mkdir(parents=True, exist_ok=True)
-    store = BotStore(config.db_path)
+    store = open_bot_store(config)
     try:
         keep = {str(workspace_dir(config.home, t.key) / REPO_DIR) for t in await store.active_threads()}
     finally:

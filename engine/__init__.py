@@ -63,6 +63,8 @@ from engine._run.credentials import CredentialsError
 from engine._run.run_lock import WorkspaceBusyError
 from engine._files import write_json_atomic, write_text_atomic
 from engine._stores.ephemeral import is_ephemeral
+from engine._stores.pg_pool import PgDatabase, redact
+from engine._stores.pg_schema import Migration
 from engine._stores.postgres import PostgresSessionStore
 from engine._stores.postgres_layers import PruningPostgresSessionStore, TrimmingPostgresSessionStore
 from engine._stores.prune import PrunePolicy, PruningSessionStore
@@ -218,10 +220,14 @@ __all__ = [
     "is_ephemeral",
     "last_context_tokens",
     # For hosts: the plumbing a front end keeps its own state and words with, as the engine
-    # does (the bot's bot.db, its bindings file, its context sizes); contracts in the docstrings
+    # does (the bot's bot.db or its PostgreSQL tables, its bindings file, its context sizes);
+    # contracts in the docstrings
     "SqliteFile",
     "open_sqlite",
     "immediate",
+    "PgDatabase",
+    "Migration",
+    "redact",
     "write_text_atomic",
     "write_json_atomic",
     "human_tokens",

@@ -16,12 +16,14 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from bot.store.core import StoreCore
 from bot.store.schema import connect
-from engine import SqliteFile, StoreError
+from engine import SqliteFile, StoreError, immediate
 
 __all__ = ["BUSY_TIMEOUT_S", "StoreBase", "StoreVanished"]
 
@@ -38,9 +40,10 @@ class StoreVanished(StoreError):
     """
 
 
-class StoreBase(SqliteFile):
-    """The plumbing under ``BotStore``: ``SqliteFile`` with the bot's schema, the clock, and the
-    check that ``path`` is still the file first opened (``check_file``)."""
+class StoreBase(SqliteFile, StoreCore):
+    """The plumbing under ``BotStore``: ``SqliteFile`` with the bot's schema, the clock, the write
+    transaction (``_immediate``), and the check that ``path`` is still the file first opened
+    (``check_file``)."""
 
     def __init__(
         self, path: str | Path, *, busy_timeout: float | None = None, clock: Callable[[], float] = time.time
@@ -104,11 +107,25 @@ class StoreBase(SqliteFile):
         super().close()
 
     async def _changed(self, sql: str, *args: Any) -> bool:
-        """Run one write statement (atomic on its own); True when it changed a row."""
+        """Run one write statement (atomic on its own: SQLite has one writer); True when it changed a row."""
         return await self._run(lambda conn: conn.execute(sql, args).rowcount > 0)
 
-    def _now(self) -> float:
-        return self._clock()
+    @contextmanager
+    def _immediate(self, conn: sqlite3.Connection, *, wait: float | None = None) -> Iterator[None]:
+        """``BEGIN IMMEDIATE`` (``engine.immediate``): the file's one write lock, taken first.
+
+        With ``wait``, the busy timeout is at most ``wait`` seconds for this transaction only.
+        """
+        if wait is None:
+            with immediate(conn):
+                yield
+            return
+        conn.execute(f"PRAGMA busy_timeout = {int(min(self.busy_timeout, wait) * 1000)}")
+        try:
+            with immediate(conn):
+                yield
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
 
     async def integrity_check(self) -> str:
         """SQLite's ``PRAGMA integrity_check``: "ok" for a sound file, else the problems found."""

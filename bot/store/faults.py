@@ -1,8 +1,9 @@
 """Why the bot's storage refused a write, in one word a person can be told: ``diagnose``.
 
-``bot.db`` fails as SQLite says (``StoreError`` whose cause carries SQLite's error code), a
-workspace folder as the OS says (``OSError`` and its errno). Anything else is not a storage fault
-(a bug, a network error) and gets None, so the caller raises it on as before.
+``bot.db`` fails as SQLite says (``StoreError`` whose cause carries SQLite's error code), the
+bot's tables on PostgreSQL as the server says (the cause's SQLSTATE), a workspace folder as the
+OS says (``OSError`` and its errno). Anything else is not a storage fault (a bug, a network
+error) and gets None, so the caller raises it on as before.
 """
 
 from __future__ import annotations
@@ -33,6 +34,16 @@ _SQLITE: dict[int, Fault] = {
     11: "broken",  # SQLITE_CORRUPT
     26: "broken",  # SQLITE_NOTADB
 }
+# PostgreSQL's SQLSTATEs (asyncpg's ``sqlstate``); any other of a PostgreSQL error is "broken"
+_SQLSTATE: dict[str, Fault] = {
+    "55P03": "busy",  # lock_not_available: another replica held the bot's lock past the busy timeout
+    "40P01": "busy",  # deadlock_detected
+    "40001": "busy",  # serialization_failure
+    "53100": "full",  # disk_full
+    "53200": "full",  # out_of_memory
+    "25006": "read-only",  # read_only_sql_transaction: a standby, or default_transaction_read_only
+    "42501": "read-only",  # insufficient_privilege
+}
 _ERRNO: dict[int, Fault] = {
     errno.ENOSPC: "full",
     errno.EDQUOT: "full",
@@ -55,10 +66,12 @@ def diagnose(exc: BaseException, *, workspaces: Path | None = None) -> StorageFa
     """The storage fault behind ``exc``, or None when ``exc`` is not one.
 
     ``StoreVanished`` is "gone"; a ``StoreError`` is classed by the ``sqlite3.Error`` (or the
-    ``OSError`` of a folder that cannot be made) it was raised from, "broken" for codes not
-    listed, and None when it has neither cause (the store refused a value); an ``OSError`` counts
-    only for the errnos of a full, read-only or forbidden disk (a refused connection does not),
-    and is in "workspaces" when the file it names is under ``workspaces``, else in "files".
+    ``OSError`` of a folder that cannot be made, or of a server out of reach) it was raised
+    from, or by the SQLSTATE of the asyncpg error, "broken" for codes not listed (and for an
+    asyncpg error without one, a dropped connection), and None when it has none of those causes
+    (the store refused a value); an ``OSError`` counts only for the errnos of a full, read-only
+    or forbidden disk (a refused connection does not), and is in "workspaces" when the file it
+    names is under ``workspaces``, else in "files".
     """
     if isinstance(exc, StoreVanished):
         return StorageFault("database", "gone", str(exc))
@@ -69,6 +82,8 @@ def diagnose(exc: BaseException, *, workspaces: Path | None = None) -> StorageFa
             return StorageFault("database", _SQLITE.get(code & 0xFF, "broken") if code else "broken", str(exc))
         if isinstance(cause, OSError):
             return StorageFault("database", _ERRNO.get(cause.errno or 0, "broken"), str(exc))
+        if type(cause).__module__.startswith("asyncpg"):  # not imported here: the driver is optional
+            return StorageFault("database", _SQLSTATE.get(getattr(cause, "sqlstate", None) or "", "broken"), str(exc))
         return None  # the store refused a value (a bad ts, an unknown state): a bug, not the disk
     if isinstance(exc, OSError) and exc.errno in _ERRNO:
         return StorageFault("workspaces" if _under(exc.filename, workspaces) else "files", _ERRNO[exc.errno], str(exc))

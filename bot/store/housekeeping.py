@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 import time
 from dataclasses import dataclass, field
 from typing import Literal, NoReturn
 
-from bot.store.base import StoreBase, StoreVanished
-from engine import StoreError, immediate
+from bot.store.base import StoreVanished
+from bot.store.core import Conn, StoreCore
+from engine import StoreError
 
 __all__ = ["BATCH", "EXIT_VANISHED", "Housekeeper", "HousekeepingMixin", "Pruned", "RETENTION_S", "StoreVanished",
            "Table"]
@@ -40,15 +40,16 @@ Table = Literal["events", "messages", "outbox", "inbox"]
 TABLES: tuple[Table, ...] = ("events", "messages", "outbox", "inbox")
 # The rows of each table that may go, oldest first; each query walks an index from its old end.
 _OLD: dict[Table, str] = {
-    "events": "SELECT rowid FROM events WHERE at < ? ORDER BY at LIMIT ?",
-    "messages": "SELECT rowid FROM messages WHERE at < ? ORDER BY at LIMIT ?",
+    "events": "SELECT event_id FROM events WHERE at < ? ORDER BY at LIMIT ?",
+    "messages": "SELECT channel, ts FROM messages WHERE at < ? ORDER BY at LIMIT ?",
     "outbox": "SELECT id FROM outbox WHERE state = 'sent' AND sent_at < ? ORDER BY id LIMIT ?",
     "inbox": "SELECT id FROM inbox WHERE drained_at IS NOT NULL AND drained_at < ? LIMIT ?",
 }
-_KEY: dict[Table, str] = {"events": "rowid", "messages": "rowid", "outbox": "id", "inbox": "id"}
+# Each table's primary key (no rowid: PostgreSQL has none)
+_KEY: dict[Table, str] = {"events": "event_id", "messages": "(channel, ts)", "outbox": "id", "inbox": "id"}
 
 
-class HousekeepingMixin(StoreBase):
+class HousekeepingMixin(StoreCore):
     """The pruning half of ``BotStore``: one small batch at a time."""
 
     async def prune_batch(self, table: Table, older_than_s: float, limit: int = BATCH) -> int:
@@ -58,16 +59,12 @@ class HousekeepingMixin(StoreBase):
             raise StoreError(f"no table {table!r} to prune. Use one of: {', '.join(TABLES)}.")
         return await self._run(self._prune_batch, table, self._now() - older_than_s, limit)
 
-    def _prune_batch(self, conn: sqlite3.Connection, table: Table, before: float, limit: int) -> int:
+    def _prune_batch(self, conn: Conn, table: Table, before: float, limit: int) -> int:
         # a short wait on another process's lock: this connection's other users (a claim before
         # its ack) queue behind it, and a skipped batch only waits for the next round
-        conn.execute(f"PRAGMA busy_timeout = {int(min(self.busy_timeout, PRUNE_BUSY_S) * 1000)}")
-        try:
-            with immediate(conn):
-                return conn.execute(f"DELETE FROM {table} WHERE {_KEY[table]} IN ({_OLD[table]})",
-                                    (before, limit)).rowcount
-        finally:
-            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+        with self._immediate(conn, wait=PRUNE_BUSY_S):
+            return conn.execute(f"DELETE FROM {table} WHERE {_KEY[table]} IN ({_OLD[table]})",
+                                (before, limit)).rowcount
 
 
 @dataclass

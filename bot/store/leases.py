@@ -15,13 +15,11 @@ The time is each replica's clock: replicas keep their clocks in step (NTP), well
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from bot.store.base import StoreBase
+from bot.store.core import Conn, StoreCore
 from bot.store.records import ACTIVE_STATES, ThreadKey
-from engine import immediate
 
 __all__ = ["Claim", "Forward", "LeasesMixin"]
 
@@ -40,7 +38,7 @@ class Forward:
     args: dict[str, Any]
 
 
-class LeasesMixin(StoreBase):
+class LeasesMixin(StoreCore):
     """Leases, forwarded events and outbox claims of ``BotStore``; see the module docstring."""
 
     # -- leases ---------------------------------------------------------------------------------
@@ -50,9 +48,9 @@ class LeasesMixin(StoreBase):
         or expired), else the live owner's id (nothing changed)."""
         return await self._run(self._take, ThreadKey(*key), owner, ttl)
 
-    def _take(self, conn: sqlite3.Connection, key: ThreadKey, owner: str, ttl: float) -> str | None:
+    def _take(self, conn: Conn, key: ThreadKey, owner: str, ttl: float) -> str | None:
         now = self._now()
-        with immediate(conn):
+        with self._immediate(conn):
             row = conn.execute(f"SELECT owner, expires_at FROM leases WHERE {_THREAD}", key).fetchone()
             if row is not None and row[0] != owner and row[1] >= now:
                 return str(row[0])
@@ -60,7 +58,7 @@ class LeasesMixin(StoreBase):
         return None
 
     @staticmethod
-    def _own(conn: sqlite3.Connection, key: ThreadKey, owner: str, until: float, *, exists: bool) -> None:
+    def _own(conn: Conn, key: ThreadKey, owner: str, until: float, *, exists: bool) -> None:
         if exists:
             conn.execute(f"UPDATE leases SET owner = ?, expires_at = ? WHERE {_THREAD}", (owner, until, *key))
         else:
@@ -75,8 +73,8 @@ class LeasesMixin(StoreBase):
         """
         return await self._run(self._renew, owner, ttl)
 
-    def _renew(self, conn: sqlite3.Connection, owner: str, ttl: float) -> set[ThreadKey]:
-        with immediate(conn):
+    def _renew(self, conn: Conn, owner: str, ttl: float) -> set[ThreadKey]:
+        with self._immediate(conn):
             conn.execute("UPDATE leases SET expires_at = ? WHERE owner = ?", (self._now() + ttl, owner))
             conn.execute("UPDATE outbox_claims SET expires_at = ? WHERE owner = ?", (self._now() + ttl, owner))
             rows = conn.execute("SELECT team, channel, thread_ts FROM leases WHERE owner = ?", (owner,)).fetchall()
@@ -87,9 +85,8 @@ class LeasesMixin(StoreBase):
         take over at their next look instead of after the expiry. Returns the leases given up."""
         return await self._run(self._release, owner)
 
-    @staticmethod
-    def _release(conn: sqlite3.Connection, owner: str) -> int:
-        with immediate(conn):
+    def _release(self, conn: Conn, owner: str) -> int:
+        with self._immediate(conn):
             conn.execute("DELETE FROM outbox_claims WHERE owner = ?", (owner,))
             return conn.execute("DELETE FROM leases WHERE owner = ?", (owner,)).rowcount
 
@@ -104,10 +101,10 @@ class LeasesMixin(StoreBase):
         waiting) or a forwarded event waiting; oldest first, at most ``limit``."""
         return await self._run(self._orphans, owner, ttl, limit)
 
-    def _orphans(self, conn: sqlite3.Connection, owner: str, ttl: float, limit: int) -> list[ThreadKey]:
+    def _orphans(self, conn: Conn, owner: str, ttl: float, limit: int) -> list[ThreadKey]:
         now = self._now()
         marks = ", ".join("?" for _ in ACTIVE_STATES)
-        with immediate(conn):
+        with self._immediate(conn):
             rows = conn.execute(
                 "SELECT t.team, t.channel, t.thread_ts, l.owner FROM threads t LEFT JOIN leases l "
                 "ON l.team = t.team AND l.channel = t.channel AND l.thread_ts = t.thread_ts "
@@ -150,9 +147,9 @@ class LeasesMixin(StoreBase):
         ``ttl`` and is renewed with the owner's leases (``renew_leases``)."""
         return await self._run(self._claim_item, item_id, owner, ttl)
 
-    def _claim_item(self, conn: sqlite3.Connection, item_id: int, owner: str, ttl: float) -> Claim | None:
+    def _claim_item(self, conn: Conn, item_id: int, owner: str, ttl: float) -> Claim | None:
         now = self._now()
-        with immediate(conn):
+        with self._immediate(conn):
             row = conn.execute("SELECT owner, expires_at FROM outbox_claims WHERE item_id = ?", (item_id,)).fetchone()
             if row is None:
                 conn.execute("INSERT INTO outbox_claims (item_id, owner, expires_at) VALUES (?, ?, ?)",

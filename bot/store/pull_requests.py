@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.store.base import StoreBase
+from bot.store.core import StoreCore
 from bot.store.records import ThreadKey
 
 __all__ = ["PullRequestRow", "PullRequestState", "PullRequestsMixin"]
@@ -42,7 +42,7 @@ class PullRequestRow:
         return self.state == "open" and self.number is not None
 
 
-class PullRequestsMixin(StoreBase):
+class PullRequestsMixin(StoreCore):
     """The pull request half of ``BotStore``."""
 
     async def save_pr_report(self, thread: ThreadKey, branch: str, report: str) -> None:

@@ -8,13 +8,12 @@ is consumed unanswered, which closes it too, so a late click learns it came too 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 from typing import Union
 
-from bot.store.base import StoreBase
+from bot.store.core import Conn, StoreCore
 from bot.store.records import Question, ThreadKey
-from engine import StoreError, immediate
+from engine import StoreError
 
 __all__ = ["QuestionRef", "QuestionsMixin"]
 
@@ -25,7 +24,7 @@ _SELECT = f"SELECT {Question.COLUMNS} FROM questions"
 _BY_KEY = "team = ? AND channel = ? AND thread_ts = ? AND question_key = ?"
 
 
-def _resolve(conn: sqlite3.Connection, ref: QuestionRef, *, open_only: bool = False) -> int | None:
+def _resolve(conn: Conn, ref: QuestionRef, *, open_only: bool = False) -> int | None:
     """The id ``ref`` names (by key: the newest one, or the newest unconsumed one), or None."""
     if isinstance(ref, int) and not isinstance(ref, bool):
         return ref
@@ -42,14 +41,14 @@ def _resolve(conn: sqlite3.Connection, ref: QuestionRef, *, open_only: bool = Fa
     return None if row is None else row[0]
 
 
-def _get(conn: sqlite3.Connection, qid: int | None) -> Question | None:
+def _get(conn: Conn, qid: int | None) -> Question | None:
     if qid is None:
         return None
     row = conn.execute(f"{_SELECT} WHERE id = ?", (qid,)).fetchone()
     return None if row is None else Question.from_row(row)
 
 
-class QuestionsMixin(StoreBase):
+class QuestionsMixin(StoreCore):
     """The questions half of ``BotStore``."""
 
     async def add_question(
@@ -75,19 +74,19 @@ class QuestionsMixin(StoreBase):
         return await self._run(self._add_question, ThreadKey(*thread), question_key, text, opts, message_ts,
                                asked_by, default, deadline)
 
-    def _add_question(self, conn: sqlite3.Connection, thread: ThreadKey, key: str, text: str, options: list,
+    def _add_question(self, conn: Conn, thread: ThreadKey, key: str, text: str, options: list,
                       message_ts: str | None, asked_by: str, default: str | None, deadline: float | None) -> int:
-        with immediate(conn):
+        with self._immediate(conn):
             qid = _resolve(conn, (thread, key), open_only=True)
             if qid is not None:
                 return qid
-            cur = conn.execute(
+            [(new_id,)] = conn.execute(  # fetched whole: SQLite commits no statement still stepping
                 "INSERT INTO questions (team, channel, thread_ts, question_key, text, options, message_ts, "
-                "asked_by, default_answer, deadline, asked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "asked_by, default_answer, deadline, asked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (*thread, key, text, json.dumps(options, ensure_ascii=False), message_ts, asked_by, default,
                  deadline, self._now()),
-            )
-            return int(cur.lastrowid)
+            ).fetchall()
+            return int(new_id)
 
     async def set_question_message(self, question_id: int, message_ts: str) -> bool:
         """Remember the ts of the message that shows the question (to replace its buttons later)."""
@@ -102,8 +101,8 @@ class QuestionsMixin(StoreBase):
         """
         return await self._run(self._answer, ref, text, by)
 
-    def _answer(self, conn: sqlite3.Connection, ref: QuestionRef, text: str, by: str) -> bool:
-        with immediate(conn):
+    def _answer(self, conn: Conn, ref: QuestionRef, text: str, by: str) -> bool:
+        with self._immediate(conn):
             qid = _resolve(conn, ref, open_only=True)
             cur = conn.execute(
                 "UPDATE questions SET answer = ?, answered_by = ?, answered_at = ? "
@@ -142,8 +141,8 @@ class QuestionsMixin(StoreBase):
         """
         return await self._run(self._consume, ref)
 
-    def _consume(self, conn: sqlite3.Connection, ref: QuestionRef) -> Question | None:
-        with immediate(conn):
+    def _consume(self, conn: Conn, ref: QuestionRef) -> Question | None:
+        with self._immediate(conn):
             qid = _resolve(conn, ref, open_only=True)
             cur = conn.execute(
                 "UPDATE questions SET consumed_at = ? WHERE id = ? AND consumed_at IS NULL", (self._now(), qid))
@@ -154,9 +153,9 @@ class QuestionsMixin(StoreBase):
         asking the same question is asked anew; returns those that were still unanswered (oldest first)."""
         return await self._run(self._close_all, ThreadKey(*thread))
 
-    def _close_all(self, conn: sqlite3.Connection, thread: ThreadKey) -> list[Question]:
+    def _close_all(self, conn: Conn, thread: ThreadKey) -> list[Question]:
         where = "team = ? AND channel = ? AND thread_ts = ? AND consumed_at IS NULL"
-        with immediate(conn):
+        with self._immediate(conn):
             open_ = [Question.from_row(r) for r in
                      conn.execute(f"{_SELECT} WHERE {where} AND answer IS NULL ORDER BY id", thread).fetchall()]
             conn.execute(f"UPDATE questions SET consumed_at = ? WHERE {where}", (self._now(), *thread))

@@ -4,19 +4,18 @@ to a running thread that the run has not taken yet)."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
-from bot.store.base import StoreBase
+from bot.store.core import Conn, StoreCore
 from bot.store.records import InboxItem, OutboxItem, ThreadKey
-from engine import StoreError, immediate
+from engine import StoreError
 
 __all__ = ["QueuesMixin"]
 
 _THREAD = "team = ? AND channel = ? AND thread_ts = ?"
 
 
-class QueuesMixin(StoreBase):
+class QueuesMixin(StoreCore):
     """The outbox and inbox half of ``BotStore``."""
 
     # -- outbox ---------------------------------------------------------------------------------
@@ -35,8 +34,8 @@ class QueuesMixin(StoreBase):
                 "queued. Pass only JSON values (dict, list, str, int, float, bool, None)."
             ) from exc
         return await self._changed(
-            "INSERT OR IGNORE INTO outbox (team, channel, thread_ts, kind, dedupe_key, payload, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO outbox (team, channel, thread_ts, kind, dedupe_key, payload, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             *ThreadKey(*thread), kind, dedupe_key, data, self._now())
 
     async def pending_outbox(self, limit: int = 50) -> list[OutboxItem]:
@@ -66,9 +65,11 @@ class QueuesMixin(StoreBase):
 
         A given-up item leaves the pending list, so the rest of its thread goes on.
         """
+        # CAST: PostgreSQL cannot tell the type of a bare "? IS NULL"
         return await self._changed(
             "UPDATE outbox SET attempts = attempts + 1, error = ?, retry_at = ?, "
-            "state = CASE WHEN ? IS NULL THEN 'failed' ELSE 'pending' END WHERE id = ? AND state = 'pending'",
+            "state = CASE WHEN CAST(? AS DOUBLE PRECISION) IS NULL THEN 'failed' ELSE 'pending' END "
+            "WHERE id = ? AND state = 'pending'",
             error[:2000], retry_at, retry_at, item_id)
 
     async def sent_ts(self, dedupe_key: str) -> str | None:
@@ -86,8 +87,8 @@ class QueuesMixin(StoreBase):
     async def push_inbox(self, thread: ThreadKey, text: str, by: str, ts: str) -> bool:
         """Keep what ``by`` said at ``ts`` for the run; False if that message was pushed before."""
         return await self._changed(
-            "INSERT OR IGNORE INTO inbox (team, channel, thread_ts, text, by_user, ts, at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO inbox (team, channel, thread_ts, text, by_user, ts, at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             *ThreadKey(*thread), text, by, ts, self._now())
 
     async def inbox_waiting(self, thread: ThreadKey) -> int:
@@ -100,8 +101,8 @@ class QueuesMixin(StoreBase):
         """Take every message not taken yet from ``thread``'s inbox, oldest first (each only once)."""
         return await self._run(self._drain, ThreadKey(*thread))
 
-    def _drain(self, conn: sqlite3.Connection, thread: ThreadKey) -> list[InboxItem]:
-        with immediate(conn):
+    def _drain(self, conn: Conn, thread: ThreadKey) -> list[InboxItem]:
+        with self._immediate(conn):
             rows = conn.execute(
                 f"SELECT id, text, by_user, ts, at FROM inbox WHERE {_THREAD} AND drained_at IS NULL ORDER BY id",
                 thread).fetchall()

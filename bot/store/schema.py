@@ -8,6 +8,9 @@ showing a goal's checklist, edited after each verdict), ``feedback`` (the 👍 /
 a run's result) and ``pull_requests`` (a bound thread branch's pull request); with several replicas on one database, ``leases``, ``forwards`` and
 ``outbox_claims`` (``bot.store.leases``). A table added later is created by the same idempotent script when an older
 file is opened; the version moves only when a change is one an older bot cannot read.
+
+The same tables on PostgreSQL are ``bot.store.pg_schema``: a table or column added here is added
+there too, as a new migration (a test compares the two).
 """
 
 from __future__ import annotations

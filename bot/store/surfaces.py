@@ -8,13 +8,12 @@ row per person and final message: a second click replaces the first.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from bot.store.base import StoreBase
+from bot.store.core import Conn, StoreCore
 from bot.store.records import ThreadKey
-from engine import StoreError, immediate
+from engine import StoreError
 
 __all__ = ["Feedback", "Sentiment", "SurfacesMixin"]
 
@@ -33,7 +32,7 @@ class Feedback:
     at: float
 
 
-class SurfacesMixin(StoreBase):
+class SurfacesMixin(StoreCore):
     """The plans and feedback half of ``BotStore``."""
 
     async def plan_ts(self, thread: ThreadKey, goal_digest: str) -> str | None:
@@ -46,8 +45,10 @@ class SurfacesMixin(StoreBase):
         """Remember that ``message_ts`` shows the goal with ``goal_digest`` in ``thread`` (kept for
         good: a parked thread may be taken up again days later)."""
         await self._changed(
-            "INSERT OR REPLACE INTO plans (team, channel, thread_ts, goal_digest, message_ts, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?)", *ThreadKey(*thread), goal_digest, message_ts, self._now())
+            "INSERT INTO plans (team, channel, thread_ts, goal_digest, message_ts, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (team, channel, thread_ts, goal_digest) "
+            "DO UPDATE SET message_ts = excluded.message_ts, created_at = excluded.created_at",
+            *ThreadKey(*thread), goal_digest, message_ts, self._now())
 
     async def record_feedback(self, thread: ThreadKey, message_ts: str, user: str,
                               sentiment: Sentiment) -> Sentiment | None:
@@ -58,17 +59,19 @@ class SurfacesMixin(StoreBase):
                              "Pass the sentiment of the button clicked.")
         return await self._run(self._record, ThreadKey(*thread), message_ts, user, sentiment)
 
-    def _record(self, conn: sqlite3.Connection, key: ThreadKey, message_ts: str, user: str,
+    def _record(self, conn: Conn, key: ThreadKey, message_ts: str, user: str,
                 sentiment: str) -> Sentiment | None:
         where = f"{_THREAD} AND message_ts = ? AND user_id = ?"
-        with immediate(conn):
+        with self._immediate(conn):
             row = conn.execute(f"SELECT sentiment FROM feedback WHERE {where}", (*key, message_ts, user)).fetchone()
-            conn.execute("INSERT OR REPLACE INTO feedback (team, channel, thread_ts, message_ts, user_id, sentiment, "
-                         "at) VALUES (?, ?, ?, ?, ?, ?, ?)", (*key, message_ts, user, sentiment, self._now()))
+            conn.execute("INSERT INTO feedback (team, channel, thread_ts, message_ts, user_id, sentiment, at) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (team, channel, thread_ts, message_ts, user_id) "
+                         "DO UPDATE SET sentiment = excluded.sentiment, at = excluded.at",
+                         (*key, message_ts, user, sentiment, self._now()))
         return row[0] if row else None
 
     async def feedback(self, thread: ThreadKey) -> list[Feedback]:
         """Every feedback given in ``thread``, oldest first."""
         rows = await self._rows(f"SELECT team, channel, thread_ts, message_ts, user_id, sentiment, at FROM feedback "
-                                f"WHERE {_THREAD} ORDER BY at, rowid", *ThreadKey(*thread))
+                                f"WHERE {_THREAD} ORDER BY at, message_ts, user_id", *ThreadKey(*thread))
         return [Feedback(ThreadKey(*r[:3]), r[3], r[4], r[5], r[6]) for r in rows]

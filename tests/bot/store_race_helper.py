@@ -1,6 +1,8 @@
-"""A second process for test_store: answers questions in a shared bot.db when told to go.
+"""A second process for test_store: answers questions in a shared bot.db (or PostgreSQL database)
+when told to go.
 
-Usage: ``python store_race_helper.py DB NAME ID [ID ...]``. Opens the store, prints ``ready``,
+Usage: ``python store_race_helper.py DB NAME ID [ID ...]``, DB a file or a ``postgresql://``
+URL. Opens the store, prints ``ready``,
 waits for one line on stdin, then answers each question id as NAME and prints one JSON line:
 ``{"id": won, ...}``.
 """
@@ -12,10 +14,11 @@ import json
 import sys
 
 from bot.store.bot_store import BotStore
+from bot.store.pg_store import PgBotStore
 
 
 async def main(db: str, name: str, ids: list[int]) -> None:
-    store = BotStore(db)
+    store = PgBotStore(db) if db.startswith("postgresql://") else BotStore(db)
     await store.get_question(ids[0])  # open the connection before the start line
     print("ready", flush=True)
     await asyncio.to_thread(sys.stdin.readline)

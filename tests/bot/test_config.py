@@ -198,3 +198,32 @@ def test_no_dotenv_in_cwd_is_fine(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     for name, value in BASE.items():
         monkeypatch.setenv(name, value)
     assert load_config().app_token == APP
+
+
+# -- FLOWER_DATABASE_URL ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("url", ["postgresql://flower:pw@db.internal:5432/flower", "postgres://db/flower",
+                                 "postgresql://flower@/flower?host=/run/postgresql"])
+def test_database_url_is_taken_and_its_password_never_shown(url: str) -> None:
+    assert load().database_url is None and load(FLOWER_DATABASE_URL="  ").database_url is None  # unset: bot.db
+    cfg = load(FLOWER_DATABASE_URL=url)
+    assert cfg.database_url == url
+    assert ":pw@" not in repr(cfg) and ("flower:***@db.internal" in repr(cfg) or ":pw" not in url)
+
+
+@pytest.mark.parametrize("url", ["mysql://flower:s3cret@db/flower", "sqlite:///var/lib/flower/bot.db", "db.internal"])
+def test_a_database_url_that_is_not_postgresql_names_the_variable_hides_the_password_and_says_the_fix(url: str) -> None:
+    with pytest.raises(ConfigError, match=r"^FLOWER_DATABASE_URL must be a postgresql:// URL; got '.*'\. Set it to "
+                                          r"postgresql://user:password@host:5432/database, or leave it unset") as caught:
+        load(FLOWER_DATABASE_URL=url)
+    assert "s3cret" not in str(caught.value)
+    if "s3cret" in url:
+        assert "flower:***@db" in str(caught.value)
+
+
+def test_a_database_url_without_the_driver_installed_says_how_to_install_it(monkeypatch) -> None:
+    monkeypatch.setattr("bot.config.find_spec", lambda name: None)
+    with pytest.raises(ConfigError, match=r"^FLOWER_DATABASE_URL is set, but the PostgreSQL driver \(asyncpg\) is not "
+                                          r"installed\. Run: pip install 'flower\[postgres\]'"):
+        load(FLOWER_DATABASE_URL="postgresql://db/flower")

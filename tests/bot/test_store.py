@@ -1,4 +1,5 @@
-"""BotStore through real SQLite files: what survives a restart, what is handled once, who wins a race."""
+"""The bot store through real SQLite files and a real PostgreSQL: what survives a restart, what is
+handled once, who wins a race. Each test runs on both backends unless it is about the SQLite file."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot.store.bot_store import BotStore, StoreError, ThreadKey
+from tests.bot.store_backends import Backend, backend, sqlite_only  # noqa: F401 (a fixture)
 
 T1 = ThreadKey("T0TEAM", "C0GENERAL", "1712345678.000100")
 T2 = ThreadKey("T0TEAM", "C0GENERAL", "1712345999.000200")
@@ -39,23 +41,24 @@ def db(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-async def store(db: Path, clock: Clock):
-    s = BotStore(db, clock=clock)
+async def store(backend: Backend, clock: Clock):
+    s = backend.store(clock=clock)
     yield s
-    assert await s.integrity_check() == "ok"
+    if backend.kind == "sqlite":
+        assert await s.integrity_check() == "ok"
     await s.aclose()
 
 
-def reopen(store: BotStore, clock: Clock) -> BotStore:
-    """A restart: the connection closed, a new store on the same file."""
+def reopen(backend: Backend, store: BotStore, clock: Clock) -> BotStore:
+    """A restart: the connection closed, a new store on the same file (or database)."""
     store.close()
-    return BotStore(store.path, clock=clock)
+    return backend.store(clock=clock)
 
 
 # -- threads ------------------------------------------------------------------------------------
 
 
-async def test_threads_survive_a_restart(store: BotStore, clock: Clock) -> None:
+async def test_threads_survive_a_restart(backend: Backend, store: BotStore, clock: Clock) -> None:
     created = await store.upsert_thread(T1, workspace="req-1", created_by="U0ALICE", state="running")
     assert (created.workspace, created.state, created.created_by) == ("req-1", "running", "U0ALICE")
     clock.now += 5
@@ -63,7 +66,7 @@ async def test_threads_survive_a_restart(store: BotStore, clock: Clock) -> None:
     assert updated.workspace == "req-1" and updated.state == "running"  # untouched fields stay
     assert updated.status_ts == "1712345678.000200" and updated.updated_at == created.updated_at + 5
     assert await store.touch_seen(T1, "1712345678.000300")
-    again = reopen(store, clock)
+    again = reopen(backend, store, clock)
     thread = await again.get_thread(T1)
     assert thread == replace(updated, last_seen_ts="1712345678.000300")
     assert await again.get_thread(T2) is None
@@ -119,13 +122,13 @@ async def test_touch_seen_refuses_a_bad_ts_and_a_missing_thread(store: BotStore)
 # -- handled events -----------------------------------------------------------------------------
 
 
-async def test_claims_are_once_even_across_a_restart(store: BotStore, clock: Clock) -> None:
+async def test_claims_are_once_even_across_a_restart(backend: Backend, store: BotStore, clock: Clock) -> None:
     assert await store.claim_event("Ev01")
     assert not await store.claim_event("Ev01")
     assert await store.claim_message("C0GENERAL", "1712345678.000100")
     assert not await store.claim_message("C0GENERAL", "1712345678.000100")
     assert await store.claim_message("C0RANDOM", "1712345678.000100")  # same ts, other channel
-    again = reopen(store, clock)
+    again = reopen(backend, store, clock)
     assert not await again.claim_event("Ev01")
     assert not await again.claim_message("C0GENERAL", "1712345678.000100")
     assert await again.claim_event("Ev02")
@@ -152,8 +155,8 @@ async def test_one_claim_does_event_then_message_then_last_seen(store: BotStore)
     assert await store.claim_event("Ev9")  # refused before anything was claimed
 
 
-async def test_concurrent_claims_have_one_winner(db: Path, clock: Clock) -> None:
-    stores = [BotStore(db, clock=clock) for _ in range(3)]
+async def test_concurrent_claims_have_one_winner(backend: Backend, clock: Clock) -> None:
+    stores = [backend.store(clock=clock) for _ in range(3)]
     wins = await asyncio.gather(*(s.claim_event(f"Ev{i % 10}") for i in range(60) for s in stores))
     assert sum(wins) == 10
     for s in stores:
@@ -241,18 +244,18 @@ async def test_unknown_questions(store: BotStore) -> None:
 
 
 async def test_buttons_work_after_a_restart_and_a_resumed_run_is_not_asked_twice(
-    store: BotStore, clock: Clock
+    backend: Backend, store: BotStore, clock: Clock
 ) -> None:
     qid = await store.add_question(T1, "clarify#1", "Which database?", ["SQLite", "Postgres"],
                                    message_ts="1712345678.000900")
     store.close()  # the bot goes down with the question open
 
-    after = BotStore(store.path, clock=clock)
+    after = backend.store(clock=clock)
     assert [q.id for q in await after.pending_questions(T1)] == [qid]
     assert await after.answer_question(qid, "Postgres", "U0BOB")  # an old button, clicked now
     after.close()
 
-    resumed = BotStore(store.path, clock=clock)  # the run resumes and asks the same question
+    resumed = backend.store(clock=clock)  # the run resumes and asks the same question
     waiting = await resumed.answered_unconsumed(T1, "clarify#1")
     assert waiting is not None and (waiting.answer, waiting.answered_by) == ("Postgres", "U0BOB")
     assert await resumed.add_question(T1, "clarify#1", "Which database?", ["SQLite", "Postgres"]) == qid
@@ -261,9 +264,9 @@ async def test_buttons_work_after_a_restart_and_a_resumed_run_is_not_asked_twice
     resumed.close()
 
 
-async def test_two_stores_answering_at_once_have_one_winner(db: Path, clock: Clock) -> None:
+async def test_two_stores_answering_at_once_have_one_winner(backend: Backend, clock: Clock) -> None:
     """Two connections (each in its own worker thread) race on 20 questions: one winner each."""
-    a, b = BotStore(db, clock=clock), BotStore(db, clock=clock)
+    a, b = backend.store(clock=clock), backend.store(clock=clock)
     ids = [await a.add_question(T1, f"k{i}", f"q{i}", ["x", "y"]) for i in range(20)]
     results = await asyncio.gather(*(s.answer_question(qid, s is a and "x" or "y", who)
                                      for qid in ids for s, who in ((a, "U0A"), (b, "U0B"))))
@@ -276,12 +279,12 @@ async def test_two_stores_answering_at_once_have_one_winner(db: Path, clock: Clo
     b.close()
 
 
-async def test_two_processes_answering_at_once_have_one_winner(db: Path, clock: Clock) -> None:
-    store = BotStore(db, clock=clock)
+async def test_two_processes_answering_at_once_have_one_winner(backend: Backend, clock: Clock) -> None:
+    store = backend.store(clock=clock)
     ids = [await store.add_question(T1, f"k{i}", f"q{i}", ["x"]) for i in range(40)]
     procs = [
         await asyncio.create_subprocess_exec(
-            sys.executable, str(HELPER), str(db), name, *map(str, ids),
+            sys.executable, str(HELPER), str(backend.target), name, *map(str, ids),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
         for name in ("P1", "P2")
     ]
@@ -297,14 +300,16 @@ async def test_two_processes_answering_at_once_have_one_winner(db: Path, clock: 
         assert [w[str(qid)] for w in wins].count(True) == 1, qid
         q = await store.get_question(qid)
         assert q.answered_by == ("P1" if wins[0][str(qid)] else "P2")
-    assert await store.integrity_check() == "ok"
+    if backend.kind == "sqlite":
+        assert await store.integrity_check() == "ok"
     store.close()
 
 
 # -- outbox -------------------------------------------------------------------------------------
 
 
-async def test_outbox_posts_each_notice_once_even_across_a_restart(store: BotStore, clock: Clock) -> None:
+async def test_outbox_posts_each_notice_once_even_across_a_restart(backend: Backend, store: BotStore,
+                                                                   clock: Clock) -> None:
     payload = {"text": "判定:未达成 ✅", "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": "x"}}]}
     assert await store.enqueue(T1, "verdict", "T1/verdict/1", payload)
     assert not await store.enqueue(T1, "verdict", "T1/verdict/1", {"text": "other"})
@@ -312,7 +317,7 @@ async def test_outbox_posts_each_notice_once_even_across_a_restart(store: BotSto
     assert (item.kind, item.dedupe_key, item.payload, item.state) == ("verdict", "T1/verdict/1", payload, "pending")
     assert await store.mark_sent(item.id, "1712345678.000700")
     assert await store.pending_outbox() == []
-    again = reopen(store, clock)
+    again = reopen(backend, store, clock)
     assert not await again.enqueue(T1, "verdict", "T1/verdict/1", payload)
     assert await again.sent_ts("T1/verdict/1") == "1712345678.000700"
     assert await again.sent_ts("never") is None
@@ -348,12 +353,13 @@ async def test_outbox_refuses_non_json(store: BotStore) -> None:
 # -- inbox --------------------------------------------------------------------------------------
 
 
-async def test_inbox_drains_once_in_order_and_survives_a_restart(store: BotStore, clock: Clock) -> None:
+async def test_inbox_drains_once_in_order_and_survives_a_restart(backend: Backend, store: BotStore,
+                                                                 clock: Clock) -> None:
     assert await store.push_inbox(T1, "also add tests", "U0ALICE", "1712345678.000801")
     assert not await store.push_inbox(T1, "also add tests", "U0ALICE", "1712345678.000801")  # redelivered
     assert await store.push_inbox(T2, "other thread", "U0BOB", "1712345678.000802")
     assert await store.push_inbox(T1, "用中文写文档 🌸", "U0BOB", "1712345678.000803")
-    again = reopen(store, clock)
+    again = reopen(backend, store, clock)
     items = await again.drain_inbox(T1)
     assert [(i.text, i.by, i.ts) for i in items] == [
         ("also add tests", "U0ALICE", "1712345678.000801"), ("用中文写文档 🌸", "U0BOB", "1712345678.000803")]
@@ -362,9 +368,10 @@ async def test_inbox_drains_once_in_order_and_survives_a_restart(store: BotStore
     again.close()
 
 
-# -- the file -----------------------------------------------------------------------------------
+# -- SQLite only: the file ----------------------------------------------------------------------
 
 
+@sqlite_only
 async def test_file_is_wal_with_sound_integrity(store: BotStore, db: Path) -> None:
     await store.claim_event("Ev1")
     assert db.exists()
