@@ -140,7 +140,7 @@ class Runner:
         starter = thread_run(ws, env=self.config.agent_env, transport=transport, park=run.park,
                              runtime=runtime, language=self.config.language,
                              # FLOWER_DATABASE_URL: transcripts in PostgreSQL (issue 17); None: sessions.db
-                             database_url=getattr(self.config, "database_url", None),
+                             database_url=self.config.database_url,
                              flow={"timeout_s": self.config.question_wait_s, **self.options.flow})
         if new and _has_history(starter.wake_state()):  # archived here, so the thread hears where it went
             archived = await asyncio.to_thread(starter.archive)

@@ -108,7 +108,7 @@ async def test_a_database_from_a_newer_bot_is_refused_by_name(postgres_url: str,
                         f"{len(MIGRATIONS) + 1}, 'later')", db_name(postgres_url))
     later = PgBotStore(postgres_url)
     with pytest.raises(StoreError, match=rf"the 'bot' tables in .* are at schema version {len(MIGRATIONS) + 1}, "
-                                         r"and this flower knows versions up to 1 only\. Upgrade flower"):
+                                         rf"and this flower knows versions up to {len(MIGRATIONS)} only\. Upgrade flower"):
         await later.claim_event("Ev2")
     await later.aclose()
 

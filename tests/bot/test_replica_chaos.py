@@ -129,6 +129,7 @@ async def taken_over(url: str, key: ThreadKey, pid: int, since: float) -> float:
         await conn.close()
 
 
+@pytest.mark.timeout(WAIT_S * 2)
 async def test_three_replicas_with_ten_kills_lose_nothing_and_say_nothing_twice(
         slack_env, fake_model, tmp_path, postgres_url):
     slack = slack_env

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from bot.store.bot_store import ThreadKey
 from engine.testing.roles import CLARIFIER
 from tests.bot.test_app_e2e import ACHIEVED, CHANNEL, OPTIONS, posted, question, script
@@ -20,15 +22,21 @@ REPLICA = dataclasses.replace(OPTIONS, replicas=True, lease_s=3.0, heartbeat_s=0
 DONE = "Done: the goal is achieved"
 
 
-async def two_replicas(make_bot):
-    """Replica a holds Socket Mode connection 0, replica b connection 1."""
-    return await make_bot(REPLICA), await make_bot(REPLICA)
+@pytest.fixture(params=["sqlite", "postgres"])
+def two_replicas(request, make_bot):
+    """``await two_replicas()``: replica a on Socket Mode connection 0, b on connection 1, sharing
+    one bot.db, or one PostgreSQL database (FLOWER_DATABASE_URL)."""
+    env = {"FLOWER_DATABASE_URL": request.getfixturevalue("postgres_url")} if request.param == "postgres" else {}
+
+    async def start():
+        return await make_bot(REPLICA, **env), await make_bot(REPLICA, **env)
+    return start
 
 
-async def test_a_click_at_another_replica_reaches_the_run_where_it_runs(make_bot, slack_env, fake_model):
+async def test_a_click_at_another_replica_reaches_the_run_where_it_runs(two_replicas, slack_env, fake_model):
     slack = slack_env
     script(fake_model, verdicts=(ACHIEVED,))
-    a, b = await two_replicas(make_bot)
+    a, b = await two_replicas()
     event = slack.mention(CHANNEL, "写个 hello.txt")
     await slack.send_event(event, to=1)  # b receives the mention: the thread is b's
     thread, key = event["ts"], ThreadKey("T0001", CHANNEL, event["ts"])
@@ -49,10 +57,10 @@ async def test_a_click_at_another_replica_reaches_the_run_where_it_runs(make_bot
                 if (c.body.get("text") or "").startswith("Question")]) == 1
 
 
-async def test_a_replica_that_stops_has_its_run_taken_over_and_resumed_once(make_bot, slack_env, fake_model):
+async def test_a_replica_that_stops_has_its_run_taken_over_and_resumed_once(two_replicas, slack_env, fake_model):
     slack = slack_env
     script(fake_model, verdicts=(ACHIEVED,))
-    a, b = await two_replicas(make_bot)
+    a, b = await two_replicas()
     event = slack.mention(CHANNEL, "写个 hello.txt")
     await slack.send_event(event, to=1)
     thread, key = event["ts"], ThreadKey("T0001", CHANNEL, event["ts"])

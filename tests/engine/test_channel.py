@@ -419,13 +419,13 @@ async def test_terminal_reader_left_by_a_timeout_serves_the_next_question() -> N
         ch = HumanChannel(transport=TerminalTransport(input=rf, output=out), timeout_s=0.05)
         assert (await ch.ask("first?")).state == "timeout"
         await out.shown.get()
-        second = asyncio.create_task(ch.ask("second?", timeout_s=None))
+        second = asyncio.create_task(ch.ask("second?", timeout_s=120))  # None: the channel's 0.05 s
         await out.shown.get()  # the second question is on screen: now the person types
         wf.write("yes\n")
         wf.flush()
         assert await second == Answer("answered", "yes", "terminal")
         # the leftover reader was reused: a single line answered, nothing else is pending
-        third = asyncio.create_task(ch.ask("third?", timeout_s=None))
+        third = asyncio.create_task(ch.ask("third?", timeout_s=120))
         await out.shown.get()
         wf.write("2nd line\n")
         wf.flush()
@@ -442,7 +442,7 @@ async def test_terminal_drops_a_line_typed_after_its_question_timed_out() -> Non
         wf.flush()
         assert t._pending is not None
         await asyncio.shield(t._pending)  # the late line has arrived, no question is open
-        second = asyncio.create_task(ch.ask("second?", timeout_s=None))
+        second = asyncio.create_task(ch.ask("second?", timeout_s=120))  # None: the channel's 0.05 s
         wf.write("fresh\n")
         wf.flush()
         assert (await second).text == "fresh"
