@@ -171,6 +171,8 @@ class Jobs:
         run = self._runs.get(ThreadKey(*key))
         if run is None or run.task.done():
             return False
+        log.warning("thread %s was taken over by another replica (this one did not renew its lease in time); "
+                    "its run stops here and goes on there", folder_name(key))
         run.abandoned = True
         run.task.cancel()
         await asyncio.gather(run.task, return_exceptions=True)

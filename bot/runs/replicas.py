@@ -127,9 +127,7 @@ class Replicas:
         while True:
             try:
                 still = await self.store.renew_leases(self.id, self.lease_s)
-                for key in sorted(self._mine - still):
-                    log.warning("replica %s lost the lease on thread %s to another replica; its run stops here "
-                                "and goes on there", self.id, key)
+                for key in sorted(self._mine - still):  # taken over (this one was too slow), or pruned
                     await lost(key)
                 self._mine = still
                 for key in await self.store.take_orphans(self.id, self.lease_s):

@@ -6,7 +6,8 @@ Without pruning every handled event leaves two claim rows and every notice an ou
 transactions of ``BATCH`` rows with a short pause between (so no other write waits long on the
 lock), rows older than ``RETENTION_S``: event and message claims (Slack stops redelivering after
 hours), delivered notices (their key dedupes a notice re-emitted after a restart, which happens
-within minutes) and words a run has already taken from the inbox. Pending notices, questions and
+within minutes), words a run has already taken from the inbox, and (several replicas) leases
+on threads with no run going and claims on notices already posted. Pending notices, questions and
 threads are never touched: old buttons must keep working. Freed pages are reused by SQLite, so
 the file stays flat under steady traffic (``bench/housekeeping.py``).
 """
@@ -36,17 +37,26 @@ PRUNE_EVERY_S = 600.0
 CHECK_EVERY_S = 2.0  # how soon a deleted or replaced bot.db stops the bot
 EXIT_VANISHED = 3  # flower-bot's exit status when bot.db vanished (the service manager restarts it)
 
-Table = Literal["events", "messages", "outbox", "inbox"]
-TABLES: tuple[Table, ...] = ("events", "messages", "outbox", "inbox")
+Table = Literal["events", "messages", "outbox", "inbox", "leases", "outbox_claims"]
+TABLES: tuple[Table, ...] = ("events", "messages", "outbox", "inbox", "leases", "outbox_claims")
 # The rows of each table that may go, oldest first; each query walks an index from its old end.
 _OLD: dict[Table, str] = {
     "events": "SELECT event_id FROM events WHERE at < ? ORDER BY at LIMIT ?",
     "messages": "SELECT channel, ts FROM messages WHERE at < ? ORDER BY at LIMIT ?",
     "outbox": "SELECT id FROM outbox WHERE state = 'sent' AND sent_at < ? ORDER BY id LIMIT ?",
     "inbox": "SELECT id FROM inbox WHERE drained_at IS NOT NULL AND drained_at < ? LIMIT ?",
+    # a replica's lease on a thread with no run going, unchanged for the retention: its next
+    # event takes a lease anew (several replicas only)
+    "leases": "SELECT l.team, l.channel, l.thread_ts FROM leases l LEFT JOIN threads t ON t.team = l.team "
+              "AND t.channel = l.channel AND t.thread_ts = l.thread_ts WHERE (t.state IS NULL OR t.state NOT IN "
+              "('queued', 'running', 'waiting')) AND COALESCE(t.updated_at, l.expires_at) < ? LIMIT ?",
+    # a claim's expiry stops moving once its notice is posted or given up
+    "outbox_claims": "SELECT item_id FROM outbox_claims WHERE expires_at < ? AND item_id NOT IN "
+                     "(SELECT id FROM outbox WHERE state = 'pending') LIMIT ?",
 }
 # Each table's primary key (no rowid: PostgreSQL has none)
-_KEY: dict[Table, str] = {"events": "event_id", "messages": "(channel, ts)", "outbox": "id", "inbox": "id"}
+_KEY: dict[Table, str] = {"events": "event_id", "messages": "(channel, ts)", "outbox": "id", "inbox": "id",
+                          "leases": "(team, channel, thread_ts)", "outbox_claims": "item_id"}
 
 
 class HousekeepingMixin(StoreCore):

@@ -66,8 +66,8 @@ class LeasesMixin(StoreCore):
                          (*key, owner, until))
 
     async def renew_leases(self, owner: str, ttl: float) -> set[ThreadKey]:
-        """Move every lease and outbox claim ``owner`` holds to now + ``ttl``; return the threads it
-        still holds.
+        """Move every lease ``owner`` holds, and its claims on notices not posted yet, to now +
+        ``ttl``; return the threads it still holds.
 
         A lease another replica took over (this one was too slow to renew) is not among them.
         """
@@ -76,7 +76,8 @@ class LeasesMixin(StoreCore):
     def _renew(self, conn: Conn, owner: str, ttl: float) -> set[ThreadKey]:
         with self._immediate(conn):
             conn.execute("UPDATE leases SET expires_at = ? WHERE owner = ?", (self._now() + ttl, owner))
-            conn.execute("UPDATE outbox_claims SET expires_at = ? WHERE owner = ?", (self._now() + ttl, owner))
+            conn.execute("UPDATE outbox_claims SET expires_at = ? WHERE owner = ? AND item_id IN "
+                         "(SELECT id FROM outbox WHERE state = 'pending')", (self._now() + ttl, owner))
             rows = conn.execute("SELECT team, channel, thread_ts FROM leases WHERE owner = ?", (owner,)).fetchall()
         return {ThreadKey(*r) for r in rows}
 

@@ -60,8 +60,8 @@ async def test_a_round_deletes_old_claims_and_delivered_notices_in_batches_and_k
     await store.mark_sent((await store.outbox_item("new:sent")).id, "2.2")
 
     done = await Housekeeper(store, batch=500, pause_s=0).prune()
-    assert done.rows == {"events": 1200, "messages": 1200, "outbox": 1, "inbox": 1}
-    assert done.batches == 3 + 3 + 1 + 1  # 500 + 500 + 200 a claim table: no transaction holds more
+    assert done.rows == {"events": 1200, "messages": 1200, "outbox": 1, "inbox": 1, "leases": 0, "outbox_claims": 0}
+    assert done.batches == 3 + 3 + 1 + 1 + 1 + 1  # 500 + 500 + 200 a claim table: no transaction holds more
     assert (await Housekeeper(store, pause_s=0).prune()).total == 0
 
     assert not await store.claim(T1, "1712399999.000100", event_id="EvNEW", known_thread=True)  # kept
