@@ -141,6 +141,10 @@ class Runner:
                              runtime=runtime, language=self.config.language,
                              # FLOWER_DATABASE_URL: transcripts in PostgreSQL (issue 17); None: sessions.db
                              database_url=self.config.database_url,
+                             # with a database the thread's lease keeps one run per workspace; a flock
+                             # on a shared filesystem can outlive a dead machine (NFS: ~90 s) and stall
+                             # the takeover
+                             lock=self.config.database_url is None,
                              flow={"timeout_s": self.config.question_wait_s, **self.options.flow})
         if new and _has_history(starter.wake_state()):  # archived here, so the thread hears where it went
             archived = await asyncio.to_thread(starter.archive)

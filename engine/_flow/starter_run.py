@@ -9,6 +9,8 @@ To stop a run, cancel the task awaiting ``run()``: the lineage keeps the session
 
 from __future__ import annotations
 
+import contextlib
+
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -33,7 +35,9 @@ class StarterRun:
     the CLI gets, built by the host (None: the host's whole ``os.environ``); ``trim`` is the
     large-result trim layer (on, as for the ``flower`` command). ``database_url`` (a
     ``postgresql://`` URL) keeps the transcripts in that database instead of ``sessions.db``
-    (``Runtime(database_url=...)``; the wake state reads them there too). ``language`` (``en`` /
+    (``Runtime(database_url=...)``; the wake state reads them there too). ``lock=False`` leaves
+    out the workspace's ``run.lock``, for a host that keeps one run per workspace itself (the
+    bot's database leases). ``language`` (``en`` /
     ``zh``, default: the one in effect, ``engine._lang``) is what the models are told and what is
     written. ``runtime`` and ``flow`` are further ``Runtime`` and ``starter_flow`` keyword
     arguments (tests make them small).
@@ -56,8 +60,10 @@ class StarterRun:
         flow: Mapping[str, Any] | None = None,
         language: str | None = None,
         database_url: str | None = None,
+        lock: bool = True,
     ) -> None:
         self.language = check(language, source="language") if language else current()
+        self.lock = lock
         with speaking(self.language):
             self.paths: StarterPaths = starter_paths(workspace, isolate=isolate)
         self.run_dir = Path(run_dir).resolve()
@@ -103,7 +109,7 @@ class StarterRun:
         ``WorkspaceBusyError`` when another live run works in this workspace (one at a time).
         """
         try:
-            with run_lock(self.run_dir), speaking(self.language):
+            with run_lock(self.run_dir) if self.lock else contextlib.nullcontext(), speaking(self.language):
                 return await self._run(ask, new=new, words=words, on_event=on_event)
         finally:
             self._ended = True

@@ -9,13 +9,16 @@ kills replicas as processes.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 
 import pytest
 
+from bot.runs.replicas import Replicas
 from bot.store.bot_store import ThreadKey
 from engine.testing.roles import CLARIFIER
 from tests.bot.test_app_e2e import ACHIEVED, CHANNEL, OPTIONS, posted, question, script
+from tests.bot.store_backends import backend  # noqa: F401 (a fixture)
 from tests.bot.test_bot_process import first_button, posts
 
 REPLICA = dataclasses.replace(OPTIONS, replicas=True, lease_s=3.0, heartbeat_s=0.5)
@@ -79,3 +82,31 @@ async def test_a_replica_that_stops_has_its_run_taken_over_and_resumed_once(two_
     assert len(posts(slack, thread, DONE)) == 1
     assert len([c for c in slack.calls("chat.postMessage", thread_ts=thread)
                 if (c.body.get("text") or "").startswith("Question")]) == 1  # not asked twice in Slack
+
+
+async def test_a_replica_too_slow_to_renew_loses_the_thread_and_stops_its_run(backend):
+    """A replica frozen past its lease (a long GC pause, a suspended VM, a cut network): another
+    takes the thread over and resumes it; the slow one, at its next heartbeat, learns it lost the
+    thread and stops its run there, so the run never goes on in two places."""
+    store = backend.store()
+    key = ThreadKey("T0001", CHANNEL, "1712345678.000100")
+    await store.upsert_thread(key, workspace="w", state="running")
+    slow = Replicas(store, id="slow", lease_s=1.0, heartbeat_s=0.2)
+    quick = Replicas(store, id="quick", lease_s=1.0, heartbeat_s=0.2)
+    assert await slow.here(key)  # slow owns the thread; its heartbeat is not running (frozen)
+    resumed, lost = asyncio.Queue(), asyncio.Queue()
+
+    async def never(*_):
+        raise AssertionError("no event was forwarded")
+
+    quick.start(resume=resumed.put, dispatch=never, lost=lost.put)
+    assert await asyncio.wait_for(resumed.get(), 60) == key  # taken over once the lease ran out
+    assert not await slow.here(key)  # slow's events now go to quick
+    slow.start(resume=resumed.put, dispatch=never, lost=lost.put)  # slow wakes up
+    assert await asyncio.wait_for(lost.get(), 60) == key
+    assert resumed.empty() and lost.empty()  # nothing else taken or lost by anyone
+    await slow.close()
+    assert await store.lease_owner(key) == "quick"  # slow's close gave up nothing of quick's
+    await quick.close()
+    assert await store.lease_owner(key) is None
+    await store.aclose()
