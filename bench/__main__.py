@@ -45,6 +45,12 @@ def _corpus(argv: list[str]) -> int:
     return corpus.main(argv)
 
 
+def _replicas(argv: list[str]) -> int:
+    from bench import replicas
+
+    return replicas.main(argv)
+
+
 def _housekeeping(argv: list[str]) -> int:
     from bench import housekeeping
 
@@ -59,6 +65,8 @@ BENCHMARKS: dict[str, tuple[Callable[[list[str]], int], str]] = {
     "corpus": (_corpus, "rebuild the real-session corpus for `resume` from its recorded sources (issue 15)"),
     "housekeeping": (_housekeeping, "bot.db after 100k events with and without housekeeping, the longest "
                                     "transaction (issue 13)"),
+    "replicas": (_replicas, "1 and 3 replicas on PostgreSQL and SQLite: claims, notices/s, forwarded events, "
+                            "takeover (issue 17)"),
 }
 
 USAGE = "usage: python -m bench [NAME [OPTIONS]]\n\nBenchmarks (all when no NAME is given):\n" + "\n".join(

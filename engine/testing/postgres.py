@@ -73,8 +73,9 @@ class PostgresServer:
     start, the server log. A test process killed with SIGKILL leaves its cluster running.
     """
 
-    def __init__(self, *, user: str | None = None) -> None:
+    def __init__(self, *, user: str | None = None, durable: bool = False) -> None:
         self.bin = find_binaries()
+        self.durable = durable  # fsync and synchronous commits on, as a production server (benchmarks)
         self.root: Path | None = None
         self._numbers = itertools.count(1)
         # As root, run as an unprivileged user: PostgreSQL refuses to start as root.
@@ -172,8 +173,9 @@ class PostgresServer:
         return _run([*prefix, *argv], cwd=cwd)
 
     def _pg_ctl(self, root: Path, *action: str) -> None:
-        settings = {"listen_addresses": "", "unix_socket_directories": str(root), "port": str(PORT),
-                    "fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
+        settings = {"listen_addresses": "", "unix_socket_directories": str(root), "port": str(PORT)}
+        if not self.durable:  # tests: a crash loses the cluster anyway, so skip every sync
+            settings |= {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
         options = " ".join(f"-c {shlex.quote(f'{k}={v}')}" for k, v in settings.items())
         try:
             self._as_owner([self.bin / "pg_ctl", "-D", str(root / "data"), "-l", str(root / "log"),
