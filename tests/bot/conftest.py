@@ -15,10 +15,29 @@ from tests.bot.test_app_e2e import OPTIONS
 from tests.bot.test_bot_process import BotProcess
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "both_backends: run each test twice, its bots on bot.db and on "
+                                       "PostgreSQL (FLOWER_DATABASE_URL)")
+
+
+def pytest_generate_tests(metafunc):
+    if "make_bot" in metafunc.fixturenames and metafunc.definition.get_closest_marker("both_backends"):
+        metafunc.parametrize("bot_backend", ["sqlite", "postgres"], indirect=True)
+
+
+@pytest.fixture
+def bot_backend(request) -> str:
+    """Where ``make_bot``'s bots keep their state: "sqlite" (bot.db, the default) or "postgres"."""
+    return getattr(request, "param", "sqlite")
+
+
 @pytest_asyncio.fixture
-async def make_bot(slack_env, fake_model, tmp_path, monkeypatch):
-    """Start a bot (again) on the same FLOWER_HOME: ``await make_bot(options, **env)``."""
+async def make_bot(slack_env, fake_model, tmp_path, monkeypatch, bot_backend, request):
+    """Start a bot (again) on the same FLOWER_HOME: ``await make_bot(options, **env)``. In a test
+    marked ``both_backends`` it runs once on bot.db and once on a fresh PostgreSQL database."""
     monkeypatch.setenv("FLOWER_HOME", str(tmp_path / "home"))
+    if bot_backend == "postgres":
+        monkeypatch.setenv("FLOWER_DATABASE_URL", request.getfixturevalue("postgres_url"))
     started = []
 
     async def make(options=OPTIONS, **env):
@@ -32,6 +51,8 @@ async def make_bot(slack_env, fake_model, tmp_path, monkeypatch):
     yield make
     for running in started:
         await running.close()
+    if bot_backend == "postgres":  # with a database URL no SQLite file is ever opened under FLOWER_HOME
+        assert sorted((tmp_path / "home").rglob("*.db")) == []
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ answer them; verdicts, the status line and the summary land in the thread.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 
 import pytest
 import pytest_asyncio
@@ -18,6 +17,7 @@ from bot.runs.run import ASK_FILE
 from bot.runs.threads import run_dir
 from bot.main import start_bot
 from bot.store.bot_store import ThreadKey
+from tests.bot.store_backends import Locker
 from engine import Resilience
 from engine.testing import hold, prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, JUDGE, COORDINATOR, WORKER
@@ -30,6 +30,7 @@ GOAL = "## 目标\n工作区里有 hello.txt\n## 判定清单\n- hello.txt 存�
 NOT_YET = "## 结论\n未达成\n## 理由\n内容不对\n## 未通过\n- 内容是 hi"
 ACHIEVED = "## 结论\n达成\n## 理由\n都通过了\n## 未通过\n无"
 CHANNEL = "C0GENERAL"
+pytestmark = pytest.mark.both_backends  # each test on bot.db and on PostgreSQL (tests/bot/conftest.py)
 
 
 def script(fm, *, verdicts=(NOT_YET, ACHIEVED)):
@@ -154,24 +155,24 @@ async def test_free_text_reply_answers_the_question(make_bot, slack_env, fake_mo
     assert any("Go, please" in t for _, t in clar[-1].tool_results)
 
 
-async def test_a_click_is_acked_only_once_its_answer_is_recorded(make_bot, slack_env, fake_model):
-    """Slack never redelivers a click: the ack must mean the answer is in bot.db (a kill after it
-    cannot lose the answer). Another connection holds bot.db's write lock for a moment: no ack
-    until the answer could be written."""
+async def test_a_click_is_acked_only_once_its_answer_is_recorded(make_bot, slack_env, fake_model, bot_backend):
+    """Slack never redelivers a click: the ack must mean the answer is in the bot's database (a
+    kill after it cannot lose the answer). Another connection holds its write lock for a moment
+    (another process on bot.db, another replica on PostgreSQL): no ack until the answer could be
+    written."""
     slack = slack_env
     bot = await make_bot(CLARIFY_ONLY)
     thread, q_ts, q_call = await asked_thread(slack, fake_model)
     button = next(e for b in q_call.arg("blocks") for e in b.get("elements", []) if e.get("type") == "button")
 
-    locker = sqlite3.connect(bot.config.db_path, isolation_level=None)
-    locker.execute("BEGIN IMMEDIATE")
+    locker = Locker(bot_backend, bot.config.database_url or bot.config.db_path)
+    await locker.hold()
     try:
         clicked = await slack.click(CHANNEL, q_ts, button["action_id"], user="U0BOB")
         await asyncio.sleep(0.5)
         assert slack.socket.envelopes[clicked].ack is None  # the answer cannot be written yet: not acked
     finally:
-        locker.execute("ROLLBACK")
-        locker.close()
+        await locker.release()
     await slack.wait_ack(clicked)
     await posted(slack, thread, "Done")
     clar = [r for r in fake_model.message_requests if CLARIFIER(r.body)]

@@ -25,7 +25,6 @@ from bot.store.pg_store import PgBotStore
 from bot.store.schema import SCHEMA
 from engine.testing.postgres import PostgresServer
 from tests.bot.store_backends import Locker
-from tests.bot.test_app_e2e import test_mention_question_click_rounds_verdict_summary as mention_end_to_end
 from tests.bot.test_store import Clock
 
 T1 = ThreadKey("T0TEAM", "C0GENERAL", "1712345678.000100")
@@ -288,10 +287,3 @@ async def test_open_bot_store_takes_the_url_and_never_opens_a_file_under_flower_
     await on_server.aclose()
     assert not home.exists()
 
-
-async def test_a_mention_end_to_end_on_postgresql(make_bot, slack_env, fake_model, tmp_path, postgres_url) -> None:
-    """test_app_e2e's mention, click, rounds, verdict and summary, with the bot's state on PostgreSQL."""
-    bot = await make_bot(FLOWER_DATABASE_URL=postgres_url)
-    assert isinstance(bot.store, PgBotStore)
-    await mention_end_to_end(bot, slack_env, fake_model, tmp_path)
-    assert not (tmp_path / "home" / "bot.db").exists()
