@@ -48,9 +48,8 @@ class Jobs:
         self._follow_ups: set[asyncio.Task[None]] = set()
         options = options or BotOptions()
         self._gate = StartGate(options.start_at_once) if options.start_at_once else None
-        # answers taken before this process started may be replayed to a resumed run
         self._runner = Runner(config=config, store=store, client=client, outbox=outbox, answers=answers,
-                              options=options, closing=lambda: self._closing, started_at=time.time())
+                              options=options, closing=lambda: self._closing)
 
     # -- what listeners call -------------------------------------------------------------------
 

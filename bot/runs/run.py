@@ -81,7 +81,8 @@ class Run:
     parked: Question | None = None  # the unanswered question the run was parked on
     status_ts: str | None = None  # a status message to edit in place (a run resumed after a restart)
     queued_at: float = 0.0  # when the thread was queued: the "Queued" notice is said once per wait
-    resumed: bool = False  # started by a resume: answers taken before this process are replayed
+    resumed: bool = False  # started by a resume: answers its earlier life took are replayed
+    created_at: float = field(default_factory=time.time)  # a resumed run: when it was resumed
     words: str = ""  # said to the stopped run: given to its first step, once its CLI is up, as an interruption
 
     def park(self, q: Question) -> None:
@@ -101,9 +102,9 @@ class Runner:
     """Runs a thread's ``StarterRun`` and shows it: ``go`` is one run, ``conclude`` its end."""
 
     def __init__(self, *, config: Config, store: BotStore, client: AsyncWebClient, outbox: Outbox,
-                 answers: Answers, options: BotOptions, closing: Callable[[], bool], started_at: float) -> None:
+                 answers: Answers, options: BotOptions, closing: Callable[[], bool]) -> None:
         self.config, self.store, self.client, self.outbox, self.answers = config, store, client, outbox, answers
-        self.options, self.closing, self.started_at = options, closing, started_at
+        self.options, self.closing = options, closing
         self.assistant = AssistantStatus(client)  # the "is working on" lines of every run
         self.pull_requests = PullRequests(config=config, store=store, client=client, outbox=outbox,
                                           retry=options.forge_retry)
@@ -136,7 +137,9 @@ class Runner:
                                    close_question=self._close_question, show_answered=self._show_answered,
                                    # a stopped or parked run leaves its question open for the next run
                                    stopping=lambda: run.stopping or run.parked is not None or self.closing(),
-                                   replay_before=self.started_at if run.resumed else None)
+                                   # asked before this run was resumed: by its life before a restart,
+                                   # or on a replica that died (this replica may be older than that ask)
+                                   replay_before=run.created_at if run.resumed else None)
         starter = thread_run(ws, env=self.config.agent_env, transport=transport, park=run.park,
                              runtime=runtime, language=self.config.language,
                              # FLOWER_DATABASE_URL: transcripts in PostgreSQL (issue 17); None: sessions.db

@@ -101,6 +101,22 @@ def in_thread(slack: FakeSlack, thread: str, needle: str) -> list:
     return [c for c in slack.calls("chat.postMessage", thread_ts=thread) if c.ok and needle in (c.body.get("text") or "")]
 
 
+async def database_state(url: str) -> str:
+    """Threads, leases, forwarded events and unsent notices, for a failure's report."""
+    conn = await asyncpg.connect(url)
+    try:
+        lines = []
+        for sql in ("SELECT thread_ts, state, updated_at FROM threads ORDER BY thread_ts",
+                    "SELECT thread_ts, owner, expires_at FROM leases ORDER BY thread_ts",
+                    "SELECT thread_ts, op FROM forwards ORDER BY id",
+                    "SELECT thread_ts, kind, dedupe_key, attempts, error FROM outbox WHERE state = 'pending'",
+                    "SELECT thread_ts, question_key, answer, consumed_at FROM questions ORDER BY id"):
+            lines += [sql] + [f"  {tuple(r)}" for r in await conn.fetch(sql)]
+    finally:
+        await conn.close()
+    return "\n".join(lines)
+
+
 async def owned_runs(url: str, pid: int) -> list[ThreadKey]:
     """The threads whose run is going (queued, running, waiting) under a lease of process ``pid``."""
     conn = await asyncpg.connect(url)
@@ -133,8 +149,8 @@ async def taken_over(url: str, key: ThreadKey, pid: int, since: float) -> float:
 async def test_three_replicas_with_ten_kills_lose_nothing_and_say_nothing_twice(
         slack_env, fake_model, tmp_path, postgres_url):
     slack = slack_env
-    seed = int(os.environ.get("FLOWER_CHAOS_SEED", time.time_ns() % 1_000_000))
-    print(f"chaos seed {seed} (FLOWER_CHAOS_SEED={seed} repeats this run)")
+    seed = int(os.environ.get("CHAOS_SEED", time.time_ns() % 1_000_000))
+    print(f"chaos seed {seed} (CHAOS_SEED={seed} repeats this run)")
     rng = random.Random(seed)
     slack.socket.spread = random.Random(seed + 1)
     script(fake_model, verdicts=(ACHIEVED,))
@@ -175,6 +191,7 @@ async def test_three_replicas_with_ten_kills_lose_nothing_and_say_nothing_twice(
         waits = await asyncio.wait_for(asyncio.gather(*takeovers), WAIT_S)
     except BaseException:
         print(cluster.logs())
+        print(await database_state(postgres_url))
         raise
     finally:
         cluster.kill_all()
