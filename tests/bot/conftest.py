@@ -15,11 +15,6 @@ from tests.bot.test_app_e2e import OPTIONS
 from tests.bot.test_bot_process import BotProcess
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "both_backends: run each test twice, its bots on bot.db and on "
-                                       "PostgreSQL (FLOWER_DATABASE_URL)")
-
-
 def pytest_generate_tests(metafunc):
     if "make_bot" in metafunc.fixturenames and metafunc.definition.get_closest_marker("both_backends"):
         metafunc.parametrize("bot_backend", ["sqlite", "postgres"], indirect=True)
