@@ -48,7 +48,6 @@ def replica_id() -> str:
 class Solo:
     """One bot process on its own database file: every thread is its own, nothing is forwarded."""
 
-    id = "solo"
     clustered = False
 
     async def here(self, key: ThreadKey) -> bool:
