@@ -1,15 +1,21 @@
-"""Two trim passes that need no spill file: old Write/Edit inputs, superseded attachments.
+"""Trim passes that need no spill file: what a later call or attachment made obsolete.
 
 - A Write or Edit call carries the whole text it wrote in its input, and the model is shown it on
-  every resumed round. Once the file was written and then read back (a later Read of the same
-  path), the Read shows what the file holds; the old input shrinks to a pointer (path, size,
-  sha256 prefix). Without a read-back the input stays: it is the only copy the model has.
+  every resumed round. Once a later call read the file back or changed it again, the old input
+  is history: it shrinks to a pointer (path, size, sha256 prefix). Without such a call the input
+  stays here (it is the only copy the model was shown; the spill pass moves it out once it is old,
+  ``engine._stores.trim``).
+- An old view of a file (a Read result, an Edit's snippet of the edited file) that a later call
+  showed again or changed is left out with a one-line note: the later call shows what the file
+  holds. This is supersession, not expiry: the spec keeps Read out of the ephemeral rule because a
+  file's text does not go stale by itself, and a view nothing replaced stays. (After a resume the
+  CLI asks for a fresh Read before any Edit anyway.)
 - The CLI re-attaches a skill listing, an @-mentioned file, a memory file or a hook's context when
   it changes or a process starts: older copies of the same attachment stay in the transcript next
   to the fresh one. Only the newest copy of each is shown; the older entries are left out (their
   children re-linked, so the chain holds).
 
-Both act only on the chain the CLI resumes (``engine._stores.chain``) and never on compact
+All act only on the chain the CLI resumes (``engine._stores.chain``) and never on compact
 summaries.
 """
 
@@ -19,12 +25,13 @@ import hashlib
 import json
 from typing import Any
 
-from engine._stores.entries import Entry, blocks_of, relink
+from engine._stores.entries import Entry, relink, replace_text, result_text, tool_results
+from engine._stores.file_calls import WRITE_FIELDS, FileCall, file_calls, later
 
-__all__ = ["drop_superseded_attachments", "shrink_written_inputs"]
+__all__ = ["drop_stale_views", "drop_superseded_attachments", "shrink_written_inputs", "written_pointer"]
 
-_WRITE_FIELDS = {"Write": ("content",), "Edit": ("old_string", "new_string")}
 _MIN_CHARS = 300  # a shorter input costs less than the pointer that would replace it
+_VIEWS = ("Read", "Edit")  # results that show a file's text (an Edit result shows a snippet)
 # Attachments of which only the newest copy counts, and the field naming "the same one".
 _SUPERSEDABLE = {
     # Only an identical copy: CLI 2.1.332 marks listings ``isInitial`` and may send deltas, so an
@@ -38,48 +45,67 @@ _SUPERSEDABLE = {
 }
 
 
-def _pointer(path: str, text: str) -> str:
+def written_pointer(path: str, text: str, why: str) -> str:
+    """The line that replaces ``text`` a call wrote to ``path``; ``why`` ends the sentence."""
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-    return (f"[{len(text)} characters written to {path} (sha256 {digest}); left out on resume: "
-            "the file was read back after this, and that Read shows what it holds]")
+    return f"[{len(text)} characters written to {path} (sha256 {digest}); left out on resume: {why}]"
+
+
+def _why_written(call: FileCall, calls: list[FileCall]) -> str | None:
+    after = [c for c in later(calls, call) if c.ok]
+    if any(c.name == "Read" for c in after):
+        return "the file was read back after this, and that Read shows what it holds"
+    if after:
+        return "the file was changed again after this; Read it for what it holds now"
+    return None
 
 
 def shrink_written_inputs(entries: list[Entry]) -> dict[str, int]:
-    """Shrink the text inputs of Write/Edit calls whose file a later Read showed, in place.
-
-    ``entries``: the shown chain, in order. Returns ``{"shrunk": calls, "shrunk_chars": n}``.
-    """
-    last_read: dict[str, int] = {}  # path -> index of its newest Read call
-    calls: list[tuple[int, dict[str, Any]]] = []
-    for index, entry in enumerate(entries):
-        if entry.get("type") != "assistant":
-            continue
-        for block in blocks_of(entry) or []:
-            if not (isinstance(block, dict) and block.get("type") == "tool_use"):
-                continue
-            inp = block.get("input")
-            path = inp.get("file_path") if isinstance(inp, dict) else None
-            if not isinstance(path, str):
-                continue
-            if block.get("name") == "Read":
-                last_read[path] = index
-            elif block.get("name") in _WRITE_FIELDS:
-                calls.append((index, block))
+    """Shrink the text inputs of Write/Edit calls whose file a later call read back or changed
+    again, in place. ``entries``: the shown chain, in order. Returns ``{"shrunk": calls,
+    "shrunk_chars": n}``."""
     report = {"shrunk": 0, "shrunk_chars": 0}
-    for index, block in calls:
-        inp = block["input"]
-        if last_read.get(inp["file_path"], -1) <= index:
-            continue  # never read back since: this input is the model's only copy
-        saved = 0
-        for name in _WRITE_FIELDS[block["name"]]:
-            text = inp.get(name)
-            if isinstance(text, str) and len(text) >= _MIN_CHARS:
-                pointer = _pointer(inp["file_path"], text)
-                inp[name] = pointer
-                saved += len(text) - len(pointer)
-        if saved:
-            report["shrunk"] += 1
-            report["shrunk_chars"] += saved
+    for calls in file_calls(entries).values():
+        for call in calls:
+            if call.name not in WRITE_FIELDS or (why := _why_written(call, calls)) is None:
+                continue  # never read back or changed since: this input is the model's only copy
+            saved = 0
+            for name in WRITE_FIELDS[call.name]:
+                text = call.use["input"].get(name)
+                if isinstance(text, str) and len(text) >= _MIN_CHARS:
+                    pointer = written_pointer(call.path, text, why)
+                    call.use["input"][name] = pointer
+                    saved += len(text) - len(pointer)
+            if saved:
+                report["shrunk"] += 1
+                report["shrunk_chars"] += saved
+    return report
+
+
+def drop_stale_views(entries: list[Entry], keep_recent: int) -> dict[str, int]:
+    """Replace old views of a file that a later call showed again or changed with a note, in place.
+
+    Only views among the results older than the ``keep_recent`` newest (``TrimPolicy``'s window),
+    only text, and only when the note is shorter. Returns ``{"stale_views": n, "stale_view_chars": n}``.
+    """
+    results = [b for _e, b in tool_results(entries)]
+    old = {id(b) for b in results[: max(len(results) - max(keep_recent, 0), 0)]}
+    report = {"stale_views": 0, "stale_view_chars": 0}
+    for path, calls in file_calls(entries).items():
+        for call in calls:
+            if call.name not in _VIEWS or call.result is None or id(call.result) not in old:
+                continue
+            newer = [c for c in later(calls, call) if c.covers(call)]
+            text = result_text(call.result)
+            if not newer or text is None:
+                continue
+            how = "read again" if all(c.name == "Read" for c in newer) else "changed"
+            note = (f"[An older view of {path}, left out on resume: the file was {how} after this; "
+                    "Read it for what it holds now]")
+            if len(note) < len(text):
+                replace_text(call.result, note)
+                report["stale_views"] += 1
+                report["stale_view_chars"] += len(text) - len(note)
     return report
 
 

@@ -41,7 +41,13 @@ from engine._stores.entries import (  # re-exported: prune.py and the tests read
 )
 from engine._stores.ephemeral import EphemeralPolicy
 from engine._stores.expire import expire_ephemeral
-from engine._stores.shrink import drop_superseded_attachments, shrink_written_inputs
+from engine._stores.file_calls import WRITE_FIELDS
+from engine._stores.shrink import (
+    drop_stale_views,
+    drop_superseded_attachments,
+    shrink_written_inputs,
+    written_pointer,
+)
 from engine._stores.spill_file import safe_text, write_spill
 from engine._stores.sqlite import SqliteSessionStore
 
@@ -52,6 +58,7 @@ __all__ = [
     "TrimmingSessionStore",
     "expire_ephemeral",
     "spill_results",
+    "spill_written_inputs",
 ]
 
 log = logging.getLogger(__name__)
@@ -66,9 +73,11 @@ class TrimPolicy:
     Spilled text goes to ``<workspace>/<spill_dirname>/<sha256[:16]>.txt`` (inside the workspace;
     a different folder from spill_guard's on purpose: that one is the cut made at once, this one
     the cut made on resume) and is replaced by a pointer line plus the first 400 characters.
-    Results of ``exempt_tools`` (subagent reports, plan approvals) are never spilled. With the
-    policy on, old Write/Edit inputs read back since and superseded attachments are left out too
-    (``engine._stores.shrink``).
+    Results of ``exempt_tools`` (subagent reports, plan approvals) are never spilled. The text
+    inputs of old Write/Edit calls (those whose result is outside the window) spill the same way,
+    to a pointer naming the file written and the spilled copy. With the policy on, written inputs
+    a later call read back or changed, views of a file a later call superseded and superseded
+    attachments are left out too (``engine._stores.shrink``).
     """
 
     keep_recent: int = 20
@@ -83,6 +92,20 @@ class TrimPolicy:
 # -- the spill pass ----------------------------------------------------------------------------
 
 
+def _old_results(entries: list[Entry], policy: TrimPolicy) -> list[tuple[Entry, dict[str, Any]]]:
+    """The tool results older than the ``keep_recent`` newest, in file order."""
+    results = list(tool_results(entries))
+    return results[: max(len(results) - max(policy.keep_recent, 0), 0)]
+
+
+def _spill(spill_dir: Path, text: str) -> Path | None:
+    try:
+        return write_spill(spill_dir, text)
+    except (OSError, ValueError) as exc:  # the session must load: this text stays as it is
+        log.warning("could not spill %d characters to %s (%s); they stay in context", len(text), spill_dir, exc)
+        return None
+
+
 def spill_results(entries: list[Entry], policy: TrimPolicy, spill_dir: Path) -> dict[str, int]:
     """Move the text of old, long tool results to files in ``spill_dir``; pointers stay, in place.
 
@@ -90,20 +113,13 @@ def spill_results(entries: list[Entry], policy: TrimPolicy, spill_dir: Path) -> 
     hash, so loading the same session again rewrites nothing. Any text spills (lone surrogates
     included, see ``spill_file``); a result that cannot be written stays whole, with one log line.
     """
-    results = list(tool_results(entries))
     uses = tool_uses(entries)
     report = {"spilled": 0, "spilled_chars": 0}
-    for _entry, block in results[: max(len(results) - max(policy.keep_recent, 0), 0)]:
+    for _entry, block in _old_results(entries, policy):
         if (uses.get(block.get("tool_use_id", "")) or {}).get("name") in policy.exempt_tools:
             continue
         text = text_parts(block)
-        if len(text) <= policy.min_chars:
-            continue
-        try:
-            path = write_spill(spill_dir, text)
-        except (OSError, ValueError) as exc:  # the session must load: this result stays as it is
-            log.warning("could not spill a tool result of %d characters to %s (%s); it stays in context",
-                        len(text), spill_dir, exc)
+        if len(text) <= policy.min_chars or (path := _spill(spill_dir, text)) is None:
             continue
         pointer = (
             f"[Tool result trimmed on resume: its {len(text)} characters are in {path}. "
@@ -113,6 +129,35 @@ def spill_results(entries: list[Entry], policy: TrimPolicy, spill_dir: Path) -> 
         replace_text(block, pointer)
         report["spilled"] += 1
         report["spilled_chars"] += max(len(text) - len(pointer), 0)
+    return report
+
+
+def spill_written_inputs(entries: list[Entry], policy: TrimPolicy, spill_dir: Path) -> dict[str, int]:
+    """Move the long text inputs of old Write/Edit calls to files in ``spill_dir``; pointers stay.
+
+    Old: the call's result is older than the ``keep_recent`` newest. Long: over ``min_chars``.
+    The pointer names the file written and the spilled copy (the file may have changed since).
+    Returns ``{"inputs_spilled": calls, "inputs_spilled_chars": characters removed}``.
+    """
+    old = {b.get("tool_use_id") for _e, b in _old_results(entries, policy)}
+    report = {"inputs_spilled": 0, "inputs_spilled_chars": 0}
+    for use_id, use in tool_uses(entries).items():
+        inp = use.get("input")
+        if use_id not in old or use.get("name") not in WRITE_FIELDS or not isinstance(inp, dict):
+            continue
+        saved = 0
+        for name in WRITE_FIELDS[use["name"]]:
+            text = inp.get(name)
+            if (not isinstance(text, str) or len(text) <= policy.min_chars
+                    or (spilled := _spill(spill_dir, text)) is None):
+                continue
+            pointer = written_pointer(str(inp.get("file_path")), text,
+                                      f"the text is in {spilled}; the file may have changed since")
+            inp[name] = pointer
+            saved += len(text) - len(pointer)
+        if saved:
+            report["inputs_spilled"] += 1
+            report["inputs_spilled_chars"] += saved
     return report
 
 
@@ -180,13 +225,16 @@ class TrimLayer:
             self._add(expire_ephemeral(shown, self.ephemeral))
         if not self.policy.enabled:
             return entries
+        # What a later call superseded goes first: it needs no spill file, and is not spilled for nothing.
+        self._add(drop_stale_views(shown, self.policy.keep_recent))
+        self._add(shrink_written_inputs(shown))
         try:
             keep_out_of_git(self._spill_top)
         except OSError as exc:  # a read-only workspace: resume with the results in place
             log.warning("could not prepare the spill folder %s (%s); nothing spilled", self._spill, exc)
         else:
             self._add(spill_results(shown, self.policy, self._spill))
-        self._add(shrink_written_inputs(shown))
+            self._add(spill_written_inputs(shown, self.policy, self._spill))
         entries, counts = drop_superseded_attachments(entries, shown)
         self._add(counts)
         return entries
@@ -212,7 +260,8 @@ class TrimLayer:
     @classmethod
     def report_labels(cls) -> list[tuple[str, str]]:
         """``(last_report key, label)`` pairs in the order ``trim_report()`` prints them."""
-        return [("expired", "stale glances expired"), ("spilled", "bulky results spilled"),
+        return [("expired", "stale glances expired"), ("stale_views", "superseded file views left out"),
+                ("spilled", "bulky results spilled"), ("inputs_spilled", "old written inputs spilled"),
                 ("shrunk", "written inputs shrunk"), ("attachments", "superseded attachments dropped")]
 
 

@@ -11,8 +11,8 @@ import pytest
 
 from engine._stores.chain import resume_chain
 from engine._stores.prune import PruningSessionStore
-from engine._stores.shrink import drop_superseded_attachments, shrink_written_inputs
-from engine._stores.trim import TrimPolicy, spill_results
+from engine._stores.shrink import drop_stale_views, drop_superseded_attachments, shrink_written_inputs
+from engine._stores.trim import TrimPolicy, spill_results, spill_written_inputs
 from tests.engine.stores.shapes import Transcript, bash, results_of
 
 KEY = {"project_key": "proj", "session_id": "sess-1"}
@@ -56,6 +56,72 @@ def test_a_written_input_without_a_read_back_stays():
     t = _written(read_back=False)
     assert shrink_written_inputs(t.entries) == {"shrunk": 0, "shrunk_chars": 0}
     assert t.entries[1]["message"]["content"][0]["input"]["content"] == BODY
+
+
+def _input(t: Transcript, index: int) -> dict:
+    return t.entries[index]["message"]["content"][0]["input"]
+
+
+def test_a_written_input_shrinks_once_a_later_call_changed_the_file_and_not_for_a_failed_one():
+    t = Transcript()
+    t.turn(("Write", {"file_path": "/w/app.py", "content": BODY}, "File created successfully"))
+    t.turn(("Edit", {"file_path": "/w/app.py", "old_string": "x", "new_string": "y"}, "no match"), is_error=True)
+    assert shrink_written_inputs(t.entries)["shrunk"] == 0  # a failed Edit proves nothing
+    t.turn(("Edit", {"file_path": "/w/app.py", "old_string": "42", "new_string": "43"}, "updated"))
+    assert shrink_written_inputs(t.entries)["shrunk"] == 1
+    assert "changed again after this" in _input(t, 1)["content"] and "/w/app.py" in _input(t, 1)["content"]
+
+
+VIEW = "   1\tdef main():\n" * 120  # a Read result, line-numbered as the CLI shows it
+
+
+def _views(*later: tuple[str, dict, str], error: bool = False) -> Transcript:
+    t = Transcript()
+    t.turn(("Read", {"file_path": "/w/app.py"}, VIEW))
+    for call in later:
+        t.turn(call, is_error=error)
+    t.say("done")
+    return t
+
+
+@pytest.mark.parametrize("call, how", [
+    (("Read", {"file_path": "/w/app.py"}, VIEW), "read again"),
+    (("Edit", {"file_path": "/w/app.py", "old_string": "main", "new_string": "run"}, "updated"), "changed"),
+    (("Write", {"file_path": "/w/app.py", "content": "new"}, "File created successfully"), "changed"),
+])
+def test_an_old_view_of_a_file_a_later_call_superseded_becomes_a_note(call, how):
+    t = _views(call)
+    report = drop_stale_views(t.entries, keep_recent=0)
+    first = results_of(t.entries)[0]
+    assert report["stale_views"] == 1 and report["stale_view_chars"] > len(VIEW) - 200
+    assert first["content"].startswith("[An older view of /w/app.py") and f"was {how} after this" in first["content"]
+    assert first["tool_use_id"] and results_of(t.entries)[-1]["content"] != first["content"]  # the newest stays
+
+
+@pytest.mark.parametrize("later, keep_recent, error", [
+    ([("Read", {"file_path": "/w/app.py", "offset": 10, "limit": 5}, "part")], 0, False),  # shows less
+    ([("Read", {"file_path": "/w/other.py"}, VIEW)], 0, False),  # another file
+    ([("Edit", {"file_path": "/w/app.py", "old_string": "a", "new_string": "b"}, "no match")], 0, True),
+    ([("Read", {"file_path": "/w/app.py"}, VIEW)], 2, False),  # inside the window of the newest
+])
+def test_a_view_nothing_superseded_stays(later, keep_recent, error):
+    t = _views(*later, error=error)
+    assert drop_stale_views(t.entries, keep_recent=keep_recent)["stale_views"] == 0
+    assert results_of(t.entries)[0]["content"] == VIEW
+
+
+def test_an_old_written_input_spills_to_a_file_and_the_pointer_names_both(tmp_path):
+    t = Transcript()
+    t.turn(("Write", {"file_path": "/w/app.py", "content": BODY}, "File created successfully"))
+    t.turn(("Edit", {"file_path": "/w/b.py", "old_string": "a" * 2500, "new_string": "short"}, "updated"))
+    t.turn(("Write", {"file_path": "/w/new.py", "content": BODY}, "File created successfully"))
+    report = spill_written_inputs(t.entries, TrimPolicy(keep_recent=1), tmp_path)
+    assert report["inputs_spilled"] == 2 and report["inputs_spilled_chars"] > len(BODY) + 2000
+    pointer = _input(t, 1)["content"]
+    spilled = pointer.split("the text is in ")[1].split(";")[0]
+    assert "/w/app.py" in pointer and open(spilled).read() == BODY
+    assert _input(t, 3)["new_string"] == "short"  # under min_chars: stays
+    assert _input(t, 5)["content"] == BODY  # the newest call: inside the window
 
 
 def test_only_the_newest_copy_of_an_attachment_is_shown():
