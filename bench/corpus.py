@@ -35,6 +35,7 @@ class Source:
 
 _SPOTTER = "test/fixtures/transcripts/"
 _RELIABILITY = "snapshot-tests/tests/"
+_CHARMING = "experiments/2026-03-13-code-review-skills-our-data/"
 SOURCES: tuple[Source, ...] = (
     # marot/spotter: a developer's own sessions (CLI 2.1.39), each with a compaction
     *(Source("marot/spotter", c, f"{_SPOTTER}{sid}.jsonl") for sid, c in (
@@ -51,7 +52,52 @@ SOURCES: tuple[Source, ...] = (
         "stop-hook-reflection-first-stop", "stop-hook-reflection-second-stop",
         "stop-hook-uncommitted-changes",
     )),
+    # tonyandrewmeyer/charming-with-claude: reviewing bug fixes across charm repositories (CLI 2.1.74-2.1.76)
+    *(Source("tonyandrewmeyer/charming-with-claude", "f60ed1076c6d5da4dc9ae7afb352605baaead3dc",
+             f"{_CHARMING}{folder}.claude/transcripts/{sid}/{sid}.jsonl") for folder, sid in (
+        ("", "0a0eb7b7-3abb-4e69-aa2b-0ff2d27f24e8"),
+        ("charming-analysis/", "0b6fff8a-4d86-4dbd-b022-9e7a745a9eae"),
+        ("operator-analysis/", "8d655624-4852-4974-b2ed-bed5f3b9eacc"),
+        ("charming-analysis/", "960cec30-d8bb-4d4c-92f3-ec634d923f8e"),
+    )),
+    # M-Thisness/M-Claude: a developer's own archived sessions, mostly system administration (CLI 2.0.64-2.1.6)
+    *(Source("M-Thisness/M-Claude", c, path) for c, path in (
+        ("47be98a70ffdfcffb590f318c42f1d633f52c580", "CHAT_LOGS/c7d2069e-c561-4759-8adf-b0745be78c29.jsonl"),
+        ("4f919696628cc349db383672f64460b2c4f6d7ad", "CHAT_LOGS/0d510331-7c2a-45ab-850a-088f3499b4cc.jsonl"),
+        ("659d89ad2e32d191478bc4e425347081ade2abd8", "CHAT_LOGS/e5821007-9ca0-4a36-afc0-94da583da0ea.jsonl"),
+        ("48ee2694c8f3c1d8d42feabe50379b6d5a8f959c", "Archives/abc757d1-3da3-42fb-bb7b-ffa293a4ba29.jsonl"),
+        ("ea46ee2cd5d33f692e469f1e4aa786110c6ddcb1", "Archives/3cfce0ff-0725-47be-a572-f8af8122b71e.jsonl"),
+        ("63e9b42e5af72d32774027fc94fbf93ae85a4e09", "Archives/21e3c711-a412-4fe7-96ba-6f14004e1006.jsonl"),
+    )),
+    # kiliman/claude-transcript: an author's session kept as the converter's test input (CLI 1.0.57, subagents inline)
+    Source("kiliman/claude-transcript", "0aadbfaecadf2e4d99522c22fe573c847ed8dffa", "test/test2.jsonl"),
+    # boweiliu/idea-project-specs: a session planning project specs, saved into the repository (CLI 1.0.90)
+    Source("boweiliu/idea-project-specs", "fd3f4221324d4d5ec38eb772258dff74d0498827",
+           "chat-history/chat_20250824_232336.jsonl"),
+    # d-kimuson/claude-code-viewer: the viewer's sample sessions, paths anonymised (CLI 1.0.98, 1.0.108)
+    *(Source("d-kimuson/claude-code-viewer", "1a29bc9612fcb8792eb97a58d56b6cc3f359f11b",
+             f"mock-global-claude-dir/projects/sample-project/{sid}.jsonl") for sid in (
+        "fe5e1c67-53e7-4862-81ae-d0e013e3270b", "5c0375b4-57a5-4f26-b12d-d022ee4e51b7",
+    )),
+    # jimmc414/cctrace: a session working on the export tool itself, as it exported it (CLI 2.0.76)
+    Source("jimmc414/cctrace", "4b4d4add0bb3a65359ccf50501c6792e2fc13ba5",
+           ".claude-sessions/phase0-investigation/raw_messages.jsonl"),
+    # moredip/session-share: a short sample session that fans out web-search subagents (CLI 2.1.15-2.1.16)
+    Source("moredip/session-share", "5bcd6c6fc60fe4a7d3aa8c68315b89103300be65",
+           "samples/claude-code-projects/0ccf1a04-1b4c-43b6-8aa5-79e41db43a68.jsonl"),
 )
+
+
+def _check_names(sources: tuple[Source, ...]) -> None:
+    """Raise if two sources would be written to one file of the corpus (``rebuild`` would keep the first)."""
+    names = [source.name for source in sources]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ValueError(f"SOURCES gives two transcripts the corpus name {twice}: "
+                         "extend Source.name so that each source gets its own file")
+
+
+_check_names(SOURCES)
 
 
 def _read(source: Source, clones: dict[str, Path]) -> bytes:
