@@ -6,13 +6,17 @@ a block's ``content`` in place: a ``tool_result`` block itself always stays.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
 __all__ = [
     "Entry",
     "blocks_of",
+    "call_id",
     "command_of",
+    "drop_calls",
+    "leave_out",
     "relink",
     "replace_text",
     "result_text",
@@ -113,3 +117,48 @@ def relink(entries: list[Entry], dropped_parent: dict[str, str | None]) -> None:
         for name in _LINK_FIELDS:
             if entry.get(name) in dropped_parent:
                 entry[name] = survivor(entry[name])
+
+
+def leave_out(entries: list[Entry], shown: list[Entry], dropped: list[Entry]) -> list[Entry]:
+    """``entries`` without ``dropped`` (also taken out of ``shown``, in place), children re-linked
+    to their nearest surviving ancestor so the chain the CLI walks holds."""
+    if not dropped:
+        return entries
+    gone = {id(e) for e in dropped}
+    kept = [e for e in entries if id(e) not in gone]
+    relink(kept, {e["uuid"]: e.get("parentUuid") or e.get("logicalParentUuid")
+                  for e in dropped if e.get("uuid")})
+    shown[:] = [e for e in shown if id(e) not in gone]
+    return kept
+
+
+def drop_calls(entries: list[Entry], ids: set[str | None], dropped: list[Entry]) -> int:
+    """Remove the tool_use and tool_result blocks of ``ids``; emptied entries join ``dropped``.
+
+    The call and its result go together, so every remaining call keeps its result. Returns the
+    characters removed.
+    """
+    ids = ids - {None}
+    if not ids:
+        return 0
+    chars = 0
+    for entry in entries:
+        blocks = blocks_of(entry)
+        if not blocks or not any(call_id(b) in ids for b in blocks):
+            continue
+        chars += sum(len(json.dumps(b, ensure_ascii=False)) for b in blocks if call_id(b) in ids)
+        blocks[:] = [b for b in blocks if call_id(b) not in ids]
+        if not blocks:
+            dropped.append(entry)
+    return chars
+
+
+def call_id(block: Any) -> str | None:
+    """The call a ``tool_use`` or ``tool_result`` block belongs to, or None for other blocks."""
+    if not isinstance(block, dict):
+        return None
+    if block.get("type") == "tool_use":
+        return block.get("id")
+    if block.get("type") == "tool_result":
+        return block.get("tool_use_id")
+    return None

@@ -33,7 +33,7 @@ from typing import Any
 
 from engine._lang import words
 from engine._stores.chain import resume_chain
-from engine._stores.entries import relink
+from engine._stores.entries import drop_calls, leave_out
 from engine._stores.trim import (
     Entry,
     EphemeralPolicy,
@@ -161,41 +161,8 @@ def prune_entries(
     keep = len(denials) if policy.keep_denials is None else max(policy.keep_denials, 0)
     old = denials[: max(len(denials) - keep, 0)]
     report["denials"] = len(old)
-    report["pruned_chars"] += _drop_calls(shown, {b.get("tool_use_id") for _, b in old}, dropped)
-    gone = {id(e) for e in dropped}
-    kept = [e for e in entries if id(e) not in gone]
-    relink(kept, {e["uuid"]: e.get("parentUuid") or e.get("logicalParentUuid")
-                  for e in dropped if e.get("uuid")})
-    return kept, report
-
-
-def _drop_calls(entries: list[Entry], ids: set[str | None], dropped: list[Entry]) -> int:
-    """Remove the tool_use and tool_result blocks of ``ids``; emptied entries join ``dropped``.
-
-    The call and its result go together, so every remaining call keeps its result. Returns the
-    characters removed.
-    """
-    ids = ids - {None}
-    chars = 0
-    for entry in entries:
-        blocks = blocks_of(entry)
-        if not blocks or not any(_call_id(b) in ids for b in blocks):
-            continue
-        chars += sum(len(json.dumps(b, ensure_ascii=False)) for b in blocks if _call_id(b) in ids)
-        blocks[:] = [b for b in blocks if _call_id(b) not in ids]
-        if not blocks:
-            dropped.append(entry)
-    return chars
-
-
-def _call_id(block: Any) -> str | None:
-    if not isinstance(block, dict):
-        return None
-    if block.get("type") == "tool_use":
-        return block.get("id")
-    if block.get("type") == "tool_result":
-        return block.get("tool_use_id")
-    return None
+    report["pruned_chars"] += drop_calls(shown, {b.get("tool_use_id") for _, b in old}, dropped)
+    return leave_out(entries, shown, dropped), report
 
 
 class PruneLayer(TrimLayer):

@@ -10,6 +10,9 @@
   holds. This is supersession, not expiry: the spec keeps Read out of the ephemeral rule because a
   file's text does not go stale by itself, and a view nothing replaced stays. (After a resume the
   CLI asks for a fresh Read before any Edit anyway.)
+- The old output of a Bash command run again later, word for word, is left out with a one-line
+  note: the newer run shows what it prints now.
+- Every TodoWrite call sends the whole list: only the newest call (and its result) is shown.
 - The CLI re-attaches a skill listing, an @-mentioned file, a memory file or a hook's context when
   it changes or a process starts: older copies of the same attachment stay in the transcript next
   to the fresh one. Only the newest copy of each is shown; the older entries are left out (their
@@ -25,13 +28,31 @@ import hashlib
 import json
 from typing import Any
 
-from engine._stores.entries import Entry, relink, replace_text, result_text, tool_results
+from engine._stores.entries import (
+    Entry,
+    command_of,
+    drop_calls,
+    leave_out,
+    replace_text,
+    result_text,
+    tool_results,
+    tool_uses,
+)
 from engine._stores.file_calls import WRITE_FIELDS, FileCall, file_calls, later
 
-__all__ = ["drop_stale_views", "drop_superseded_attachments", "shrink_written_inputs", "written_pointer"]
+__all__ = [
+    "RERUN_NOTE",
+    "drop_rerun_outputs",
+    "drop_stale_views",
+    "drop_superseded_attachments",
+    "drop_superseded_todos",
+    "shrink_written_inputs",
+    "written_pointer",
+]
 
 _MIN_CHARS = 300  # a shorter input costs less than the pointer that would replace it
-_VIEWS = ("Read", "Edit")  # results that show a file's text (an Edit result shows a snippet)
+_VIEWS = ("Read", "Edit")
+RERUN_NOTE = "[Output of an earlier run of this command, left out on resume: it was run again later]"  # results that show a file's text (an Edit result shows a snippet)
 # Attachments of which only the newest copy counts, and the field naming "the same one".
 _SUPERSEDABLE = {
     # Only an identical copy: CLI 2.1.332 marks listings ``isInitial`` and may send deltas, so an
@@ -109,6 +130,36 @@ def drop_stale_views(entries: list[Entry], keep_recent: int) -> dict[str, int]:
     return report
 
 
+def drop_rerun_outputs(entries: list[Entry], keep_recent: int) -> dict[str, int]:
+    """Replace the old output of a Bash command that was run again later with a note, in place.
+
+    The same command, word for word, run again with a result: the newer output shows what it
+    prints now (a test run, a build, a retried push). Only results older than the
+    ``keep_recent`` newest, only text, never a background start. Returns ``{"reruns": n,
+    "rerun_chars": n}``.
+    """
+    uses = tool_uses(entries)
+    results = [b for _e, b in tool_results(entries)]
+    commands = [_foreground_command(uses.get(b.get("tool_use_id", ""))) for b in results]
+    last_run = {cmd: i for i, cmd in enumerate(commands) if cmd}
+    report = {"reruns": 0, "rerun_chars": 0}
+    for i, block in enumerate(results[: max(len(results) - max(keep_recent, 0), 0)]):
+        text = result_text(block)
+        if not commands[i] or last_run[commands[i]] == i or text is None or len(text) <= len(RERUN_NOTE):
+            continue
+        replace_text(block, RERUN_NOTE)
+        report["reruns"] += 1
+        report["rerun_chars"] += len(text) - len(RERUN_NOTE)
+    return report
+
+
+def _foreground_command(use: dict[str, Any] | None) -> str:
+    inp = use.get("input") if isinstance(use, dict) and use.get("name") == "Bash" else None
+    if not isinstance(inp, dict) or inp.get("run_in_background"):
+        return ""
+    return command_of(use)
+
+
 def _identity(entry: Entry) -> tuple[str, Any] | None:
     payload = entry.get("attachment")
     if entry.get("type") != "attachment" or not isinstance(payload, dict):
@@ -133,13 +184,17 @@ def drop_superseded_attachments(entries: list[Entry], shown: list[Entry]) -> tup
             newest[key] = id(entry)
     dropped = [e for e in shown if (k := _identity(e)) is not None and newest[k] != id(e)]
     report = {"attachments": len(dropped), "attachment_chars": sum(_size(e) for e in dropped)}
-    if not dropped:
-        return entries, report
-    gone = {id(e) for e in dropped}
-    kept = [e for e in entries if id(e) not in gone]
-    relink(kept, {e["uuid"]: e.get("parentUuid") for e in dropped if e.get("uuid")})
-    shown[:] = [e for e in shown if id(e) not in gone]
-    return kept, report
+    return leave_out(entries, shown, dropped), report
+
+
+def drop_superseded_todos(entries: list[Entry], shown: list[Entry]) -> tuple[list[Entry], dict[str, int]]:
+    """``entries`` without every shown TodoWrite call but the newest, each with its result, and
+    counts ``{"todos": n, "todo_chars": n}``: a TodoWrite sends the whole list, so the newest one
+    holds every item's state and an older one only what the list was once."""
+    calls = [use_id for use_id, use in tool_uses(shown).items() if use.get("name") == "TodoWrite"]
+    dropped: list[Entry] = []
+    chars = drop_calls(shown, set(calls[:-1]), dropped)
+    return leave_out(entries, shown, dropped), {"todos": max(len(calls) - 1, 0), "todo_chars": chars}
 
 
 def _size(entry: Entry) -> int:

@@ -42,9 +42,12 @@ from engine._stores.entries import (  # re-exported: prune.py and the tests read
 from engine._stores.ephemeral import EphemeralPolicy
 from engine._stores.expire import expire_ephemeral
 from engine._stores.file_calls import WRITE_FIELDS
+from engine._stores.reasoning import drop_old_thinking
 from engine._stores.shrink import (
+    drop_rerun_outputs,
     drop_stale_views,
     drop_superseded_attachments,
+    drop_superseded_todos,
     shrink_written_inputs,
     written_pointer,
 )
@@ -77,7 +80,8 @@ class TrimPolicy:
     inputs of old Write/Edit calls (those whose result is outside the window) spill the same way,
     to a pointer naming the file written and the spilled copy. With the policy on, written inputs
     a later call read back or changed, views of a file a later call superseded and superseded
-    attachments are left out too (``engine._stores.shrink``).
+    attachments and todo lists are left out too (``engine._stores.shrink``), and so is the
+    thinking of turns before the window (``engine._stores.reasoning``).
     """
 
     keep_recent: int = 20
@@ -227,6 +231,7 @@ class TrimLayer:
             return entries
         # What a later call superseded goes first: it needs no spill file, and is not spilled for nothing.
         self._add(drop_stale_views(shown, self.policy.keep_recent))
+        self._add(drop_rerun_outputs(shown, self.policy.keep_recent))
         self._add(shrink_written_inputs(shown))
         try:
             keep_out_of_git(self._spill_top)
@@ -235,7 +240,10 @@ class TrimLayer:
         else:
             self._add(spill_results(shown, self.policy, self._spill))
             self._add(spill_written_inputs(shown, self.policy, self._spill))
-        entries, counts = drop_superseded_attachments(entries, shown)
+        for drop in (drop_superseded_attachments, drop_superseded_todos):
+            entries, counts = drop(entries, shown)
+            self._add(counts)
+        entries, counts = drop_old_thinking(entries, shown, self.policy.keep_recent)
         self._add(counts)
         return entries
 
@@ -261,8 +269,10 @@ class TrimLayer:
     def report_labels(cls) -> list[tuple[str, str]]:
         """``(last_report key, label)`` pairs in the order ``trim_report()`` prints them."""
         return [("expired", "stale glances expired"), ("stale_views", "superseded file views left out"),
+                ("reruns", "outputs of commands run again left out"),
                 ("spilled", "bulky results spilled"), ("inputs_spilled", "old written inputs spilled"),
-                ("shrunk", "written inputs shrunk"), ("attachments", "superseded attachments dropped")]
+                ("shrunk", "written inputs shrunk"), ("attachments", "superseded attachments dropped"),
+                ("todos", "superseded todo lists dropped"), ("thinking", "old thinking blocks dropped")]
 
 
 class TrimmingSessionStore(TrimLayer, SqliteSessionStore):

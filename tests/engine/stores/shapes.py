@@ -39,9 +39,17 @@ class Transcript:
         self.parent = e["uuid"]
         return e
 
-    def say(self, text: str) -> Entry:
+    def say(self, text: str, *, mid: str | None = None) -> Entry:
         e = self._add({"type": "assistant", "message": {
-            "id": self._uid("msg"), "role": "assistant", "content": [{"type": "text", "text": text}]}})
+            "id": mid or self._uid("msg"), "role": "assistant", "content": [{"type": "text", "text": text}]}})
+        self.parent = e["uuid"]
+        return e
+
+    def think(self, text: str, *, mid: str | None = None) -> Entry:
+        """A thinking block, its own entry as the CLI writes it (``mid``: the response it opens)."""
+        e = self._add({"type": "assistant", "message": {
+            "id": mid or self._uid("msg"), "role": "assistant",
+            "content": [{"type": "thinking", "thinking": text, "signature": "c2ln"}]}})
         self.parent = e["uuid"]
         return e
 

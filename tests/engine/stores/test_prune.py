@@ -24,8 +24,8 @@ from engine._stores.prune import (
     is_denial,
     is_interruption,
     prune_entries,
-    relink,
 )
+from engine._stores.entries import relink
 from engine._stores.trim import EphemeralPolicy, TrimPolicy
 from tests.engine.stores.backends import Backend
 

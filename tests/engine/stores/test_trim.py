@@ -207,7 +207,9 @@ def test_the_recorded_session_trims_without_breaking_the_chain(tmp_path):
 
 
 async def test_store_load_trims_a_copy_and_rows_stay_unchanged(tmp_path, backend: Backend):
-    original = build_session([bash("git status", f"{STATUS}{i}") for i in range(8)] + [bash("make", "m" * 5000)] * 21)
+    # Each make a different target: the same command run again would leave the older output out.
+    original = build_session([bash("git status", f"{STATUS}{i}") for i in range(8)]
+                             + [bash(f"make t{i}", "m" * 5000) for i in range(21)])
     store = backend.trimming(tmp_path)
     await store.append(KEY, copy.deepcopy(original))
     loaded = await store.load(KEY)
