@@ -16,6 +16,7 @@ __all__ = ["KINDS", "block_chars", "history", "sent"]
 Entry = dict[str, Any]
 KINDS = ("tool_use", "tool_result", "text", "thinking")
 REMINDER = "<system-reminder>"  # how the CLI opens the context blocks it adds to a turn
+COMMAND_OUTPUT = "<local-command-stdout>"  # a slash command's output, kept in the transcript as a user message
 
 
 def json_len(value: Any) -> int:
@@ -94,12 +95,15 @@ def sent(body: dict[str, Any], chain: list[Entry], prompt: str) -> dict[str, Any
     """Figures of one request ``body``, and how its history differs from the loaded ``chain``.
 
     ``chars``: its ``messages`` as JSON; ``history``: the same without what the CLI added to the
-    new turn (``added`` is the difference), ``history_content`` its contents alone (the measure of
-    ``shown_chars``, without the messages' role envelopes); ``body``, ``system``, ``tools``: the whole body and its
-    parts; one figure per ``KINDS``; ``prompt_reached``: the last message is the user's and holds
-    ``prompt`` as a block of its own. Against the chain: tool calls missing or extra, texts not
-    found (``texts_missing``, first 100 characters of the first in ``text_missing_example``), and
-    ``kinds_changed``: ``{kind: (blocks on the chain, blocks in the history)}`` where they differ.
+    new turn (``added`` is the difference); ``history_content``: the history's contents alone
+    (``shown_chars``'s measure, without the messages' role envelopes); ``chain_messages`` and
+    ``history_messages``: the message entries on the chain and the messages they went as;
+    ``command_output``: characters of slash-command output sent; ``body``, ``system``, ``tools``:
+    the whole body and two of its parts; one figure per ``KINDS``; ``prompt_reached``: the last
+    message is the user's and holds ``prompt`` as a block of its own. Against the chain: tool
+    calls missing or extra, texts not found (``texts_missing``, the first one's first 100
+    characters in ``text_missing_example``), and ``kinds_changed``: ``{kind: (blocks on the
+    chain, blocks in the history)}`` where they differ.
     """
     messages = list(body.get("messages") or [])
     contents = [m.get("content") for m in messages]
@@ -112,6 +116,9 @@ def sent(body: dict[str, Any], chain: list[Entry], prompt: str) -> dict[str, Any
     return {
         "chars": json_len(messages), "messages": len(messages), "history": json_len(past),
         "history_content": sum(json_len(m["content"]) for m in past),
+        "chain_messages": len(on_chain), "history_messages": len(past),
+        "command_output": sum(len(b["text"]) for m in past for b in _blocks(m["content"])
+                              if b.get("type") == "text" and str(b.get("text")).startswith(COMMAND_OUTPUT)),
         "added": json_len(messages) - json_len(past), "body": json_len(body),
         "system": json_len(body.get("system") or ""), "tools": json_len(body.get("tools") or []),
         "model": body.get("model", ""), **{k: kinds[k] for k in KINDS},

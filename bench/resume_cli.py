@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import load_average, machine, table
-from bench.request_figures import KINDS, json_len, sent
+from bench.request_figures import COMMAND_OUTPUT, KINDS, json_len, sent
 
 Entry = dict[str, Any]
 PROMPT = "Go on."
@@ -50,7 +50,7 @@ def parse(path: Path) -> list[Entry]:
 
 
 async def _resume(fm: Any, store: Any, ws: Path, sid: str, prompt: str) -> dict[str, Any]:
-    """Resume ``sid`` from ``store`` once; the requests it made, its session and any error, as said."""
+    """Resume ``sid`` from ``store`` once: the requests it made, the session it ran, any error word for word."""
     from claude_agent_sdk import AssistantMessage, ClaudeAgentOptions, ResultMessage, SystemMessage, query
 
     start, t0 = len(fm.requests), time.perf_counter()
@@ -161,19 +161,24 @@ def _findings(row: dict[str, Any], sid: str) -> list[str]:
                    f"{row['calls_extra']} calls in the request are not on the chain")
     else:
         out.append("every tool call and text of the loaded chain is in the request")
+    if row["chain_messages"] != row["history_messages"]:
+        out.append(f"{row['chain_messages']} message entries on the chain went as {row['history_messages']} "
+                   "messages (consecutive entries of one role merged)")
+    if row["command_output"]:
+        out.append(f"{row['command_output']:,} chars of slash-command output ({COMMAND_OUTPUT}) sent")
     for kind, (chain, request) in row["kinds_changed"].items():
         out.append(f"{_KIND_NAMES.get(kind, kind)} blocks: {chain} on the chain, {request} sent")
     same = "the same as" if row["model"] == row["leaf_model"] else "not"
     out.append(f"model {row['model']!r} ({same} the chain's last assistant message's)")
     out.append(f"the CLI added {row['added']:,} chars to the new turn (reminders, prompt); "
                f"system {row['system']:,}, tools {row['tools']:,} chars")
-    return out + [f"also sent: {what}" for what in row["other"]]
+    return out + ([f"also sent: {what}" for what in row["other"]] or ["no other request"])
 
 
 def report(rows: list[dict[str, Any]]) -> str:
     """The rows of ``resume_session`` as Markdown: sizes side by side, then per store, then findings."""
     ok = [r for r in rows if "chars" in r["raw"] and "chars" in r["trimmed"]]
-    sums = {(s, k): sum(r[s][k] for r in ok) for s in ("raw", "trimmed") for k in ("chars", "history", "loaded")}
+    sums = {(s, k): sum(r[s][k] for r in ok) for s in ("raw", "trimmed") for k in ("chars", "history", "body")}
     shown_before = sum(r["report"].get("shown_before", 0) for r in ok)
     shown_after = sum(r["report"].get("shown_after", 0) for r in ok)
     summary = [
@@ -185,6 +190,8 @@ def report(rows: list[dict[str, Any]]) -> str:
         f"{_ratio(sums['trimmed', 'history'], sums['raw', 'history'])}",
         f"- `bench resume` shown / raw (load()) in sum: {shown_after:,} / {shown_before:,} = "
         f"{_ratio(shown_after, shown_before)}",
+        f"- whole request body (messages, system prompt, tools) trimmed / raw in sum: {sums['trimmed', 'body']:,} / "
+        f"{sums['raw', 'body']:,} = {_ratio(sums['trimmed', 'body'], sums['raw', 'body'])}",
     ]
     sizes = [[r["name"][:40], r["entries"], f"{r['raw']['chars']:,}", f"{r['trimmed']['chars']:,}",
               _ratio(r["trimmed"]["chars"], r["raw"]["chars"]), _ratio(r["trimmed"]["history"], r["raw"]["history"]),
