@@ -39,6 +39,12 @@ def _resume(argv: list[str]) -> int:
     return resume.main(argv)
 
 
+def _resume_cli(argv: list[str]) -> int:
+    from bench import resume_cli
+
+    return resume_cli.main(argv)
+
+
 def _corpus(argv: list[str]) -> int:
     from bench import corpus
 
@@ -62,6 +68,8 @@ BENCHMARKS: dict[str, tuple[Callable[[list[str]], int], str]] = {
     "runtime": (_runtime, "one 20-tool-call step: raw SDK query() vs Runtime.run (issue 3)"),
     "bot": (_bot, "the Slack bot with 0/20/50 runs waiting: ack, first reply, loop lag, memory (issues 5, 6)"),
     "resume": (_resume, "resume on real sessions: shown/raw, chains, policy counts, load/parse (issue 15; needs CORPUS)"),
+    "resume-cli": (_resume_cli, "resume real sessions through the real CLI, raw vs trimmed store: what the "
+                                "model is sent (issue 15; needs CORPUS)"),
     "corpus": (_corpus, "rebuild the real-session corpus for `resume` from its recorded sources (issue 15)"),
     "housekeeping": (_housekeeping, "bot.db after 100k events with and without housekeeping, the longest "
                                     "transaction (issue 13)"),
