@@ -121,17 +121,23 @@ class SocketModeServer:
     ) -> str:
         """Push one envelope on the current connection, or connection number ``to`` (waiting up to
         `timeout` for it to be open); return its id."""
-        conn, ws = await self._ready(timeout, to)
         envelope_id = str(uuid.uuid4())
         frame = payloads.envelope(
             kind, payload, envelope_id=envelope_id, retry_attempt=retry_attempt, retry_reason=retry_reason
         )
-        self.envelopes[envelope_id] = Envelope(
-            envelope_id, kind, payload, conn.index, time.perf_counter(), retry_attempt=retry_attempt
-        )
-        await ws.send_str(json.dumps(frame))
-        self.signal.notify()
-        return envelope_id
+        while True:
+            conn, ws = await self._ready(timeout, to)
+            self.envelopes[envelope_id] = Envelope(  # before sending: the ack may come back at once
+                envelope_id, kind, payload, conn.index, time.perf_counter(), retry_attempt=retry_attempt
+            )
+            try:
+                await ws.send_str(json.dumps(frame))
+            except ConnectionResetError:  # its process just died: the frame never left; Slack uses another socket
+                conn.closed = True
+                self.signal.notify()
+                continue
+            self.signal.notify()
+            return envelope_id
 
     async def wait_ack(self, envelope_id: str, *, timeout: float) -> Ack:
         """The client's ack of `envelope_id`, waiting for it if needed."""
