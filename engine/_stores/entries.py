@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "Calls",
     "Entry",
     "blocks_of",
     "call_id",
+    "calls_of",
     "command_of",
     "drop_calls",
     "leave_out",
@@ -36,6 +39,30 @@ def blocks_of(entry: Entry) -> list[dict[str, Any]] | None:
     message = entry.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     return content if isinstance(content, list) else None
+
+
+@dataclass
+class Calls:
+    """The tool calls of a chain and their results, found in one scan. The passes that edit blocks
+    in place (and drop none) share one: a scan per pass was a large part of a load."""
+
+    uses: dict[str, dict[str, Any]]  # tool_use blocks by id, in file order
+    results: list[tuple[Entry, dict[str, Any]]]  # (entry, tool_result block), in file order
+
+
+def calls_of(entries: list[Entry]) -> Calls:
+    """``Calls`` of ``entries``: the same as ``tool_uses`` and ``tool_results`` in one scan."""
+    found = Calls({}, [])
+    for entry in entries:
+        kind = entry.get("type")
+        for block in blocks_of(entry) or []:
+            if not isinstance(block, dict):
+                continue
+            if kind == "assistant" and block.get("type") == "tool_use" and "id" in block:
+                found.uses[block["id"]] = block
+            elif kind == "user" and block.get("type") == "tool_result":
+                found.results.append((entry, block))
+    return found
 
 
 def tool_results(entries: list[Entry]) -> Iterator[tuple[Entry, dict[str, Any]]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine._stores.entries import Entry, blocks_of, tool_results
+from engine._stores.entries import Calls, Entry, calls_of
 
 __all__ = ["WRITE_FIELDS", "FileCall", "file_calls", "later"]
 
@@ -21,7 +21,7 @@ _FILE_TOOLS = ("Read", *WRITE_FIELDS)
 
 @dataclass
 class FileCall:
-    """One call on a file: ``index`` of its assistant entry in the chain, the ``tool_use`` block,
+    """One call on a file: ``index``, its place among the chain's calls, the ``tool_use`` block,
     its ``tool_result`` block (None when the result is missing), and whether it succeeded."""
 
     index: int
@@ -51,21 +51,16 @@ class FileCall:
         return span(self) == (None, None) or span(self) == span(read)
 
 
-def file_calls(entries: list[Entry]) -> dict[str, list[FileCall]]:
-    """Every Read/Write/Edit call of the chain ``entries``, by path, in order."""
-    results = {b.get("tool_use_id"): b for _e, b in tool_results(entries)}
+def file_calls(entries: list[Entry], calls: Calls | None = None) -> dict[str, list[FileCall]]:
+    """Every Read/Write/Edit call of the chain ``entries`` (``calls``: its index, when the caller
+    has one), by path, in order."""
+    calls = calls or calls_of(entries)
+    results = {b.get("tool_use_id"): b for _e, b in calls.results}
     found: dict[str, list[FileCall]] = {}
-    for index, entry in enumerate(entries):
-        if entry.get("type") != "assistant":
-            continue
-        for block in blocks_of(entry) or []:
-            if not (isinstance(block, dict) and block.get("type") == "tool_use"
-                    and block.get("name") in _FILE_TOOLS):
-                continue
-            inp = block.get("input")
-            if isinstance(inp, dict) and isinstance(inp.get("file_path"), str):
-                found.setdefault(inp["file_path"], []).append(
-                    FileCall(index, block, results.get(block.get("id"))))
+    for index, (use_id, use) in enumerate(calls.uses.items()):
+        inp = use.get("input")
+        if use.get("name") in _FILE_TOOLS and isinstance(inp, dict) and isinstance(inp.get("file_path"), str):
+            found.setdefault(inp["file_path"], []).append(FileCall(index, use, results.get(use_id)))
     return found
 
 

@@ -29,13 +29,14 @@ import json
 from typing import Any
 
 from engine._stores.entries import (
+    Calls,
     Entry,
+    calls_of,
     command_of,
     drop_calls,
     leave_out,
     replace_text,
     result_text,
-    tool_results,
     tool_uses,
 )
 from engine._stores.file_calls import WRITE_FIELDS, FileCall, file_calls, later
@@ -81,14 +82,14 @@ def _why_written(call: FileCall, calls: list[FileCall]) -> str | None:
     return None
 
 
-def shrink_written_inputs(entries: list[Entry]) -> dict[str, int]:
+def shrink_written_inputs(entries: list[Entry], calls: Calls | None = None) -> dict[str, int]:
     """Shrink the text inputs of Write/Edit calls whose file a later call read back or changed
     again, in place. ``entries``: the shown chain, in order. Returns ``{"shrunk": calls,
-    "shrunk_chars": n}``."""
+    "shrunk_chars": n}``; ``calls``: the chain's index, when the caller has one."""
     report = {"shrunk": 0, "shrunk_chars": 0}
-    for calls in file_calls(entries).values():
-        for call in calls:
-            if call.name not in WRITE_FIELDS or (why := _why_written(call, calls)) is None:
+    for same_file in file_calls(entries, calls).values():
+        for call in same_file:
+            if call.name not in WRITE_FIELDS or (why := _why_written(call, same_file)) is None:
                 continue  # never read back or changed since: this input is the model's only copy
             saved = 0
             for name in WRITE_FIELDS[call.name]:
@@ -103,20 +104,21 @@ def shrink_written_inputs(entries: list[Entry]) -> dict[str, int]:
     return report
 
 
-def drop_stale_views(entries: list[Entry], keep_recent: int) -> dict[str, int]:
+def drop_stale_views(entries: list[Entry], keep_recent: int, calls: Calls | None = None) -> dict[str, int]:
     """Replace old views of a file that a later call showed again or changed with a note, in place.
 
     Only views among the results older than the ``keep_recent`` newest (``TrimPolicy``'s window),
     only text, and only when the note is shorter. Returns ``{"stale_views": n, "stale_view_chars": n}``.
     """
-    results = [b for _e, b in tool_results(entries)]
+    calls = calls or calls_of(entries)
+    results = [b for _e, b in calls.results]
     old = {id(b) for b in results[: max(len(results) - max(keep_recent, 0), 0)]}
     report = {"stale_views": 0, "stale_view_chars": 0}
-    for path, calls in file_calls(entries).items():
-        for call in calls:
+    for path, same_file in file_calls(entries, calls).items():
+        for call in same_file:
             if call.name not in _VIEWS or call.result is None or id(call.result) not in old:
                 continue
-            newer = [c for c in later(calls, call) if c.covers(call)]
+            newer = [c for c in later(same_file, call) if c.covers(call)]
             text = result_text(call.result)
             if not newer or text is None:
                 continue
@@ -130,7 +132,7 @@ def drop_stale_views(entries: list[Entry], keep_recent: int) -> dict[str, int]:
     return report
 
 
-def drop_rerun_outputs(entries: list[Entry], keep_recent: int) -> dict[str, int]:
+def drop_rerun_outputs(entries: list[Entry], keep_recent: int, calls: Calls | None = None) -> dict[str, int]:
     """Replace the old output of a Bash command that was run again later with a note, in place.
 
     The same command, word for word, run again with a result: the newer output shows what it
@@ -138,9 +140,9 @@ def drop_rerun_outputs(entries: list[Entry], keep_recent: int) -> dict[str, int]
     ``keep_recent`` newest, only text, never a background start. Returns ``{"reruns": n,
     "rerun_chars": n}``.
     """
-    uses = tool_uses(entries)
-    results = [b for _e, b in tool_results(entries)]
-    commands = [_foreground_command(uses.get(b.get("tool_use_id", ""))) for b in results]
+    calls = calls or calls_of(entries)
+    results = [b for _e, b in calls.results]
+    commands = [_foreground_command(calls.uses.get(b.get("tool_use_id", ""))) for b in results]
     last_run = {cmd: i for i, cmd in enumerate(commands) if cmd}
     report = {"reruns": 0, "rerun_chars": 0}
     for i, block in enumerate(results[: max(len(results) - max(keep_recent, 0), 0)]):

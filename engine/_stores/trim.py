@@ -29,10 +29,12 @@ from claude_agent_sdk import SessionKey, SessionStoreEntry
 
 from engine._files import keep_out_of_git
 from engine._errors import FlowerError
-from engine._stores.chain import resume_chain, shown_chars
+from engine._stores.chain import ShownSize, resume_chain
 from engine._stores.entries import (  # re-exported: prune.py and the tests read them from here
+    Calls,
     Entry,
     blocks_of,
+    calls_of,
     replace_text,
     result_text,
     text_parts,
@@ -96,10 +98,9 @@ class TrimPolicy:
 # -- the spill pass ----------------------------------------------------------------------------
 
 
-def _old_results(entries: list[Entry], policy: TrimPolicy) -> list[tuple[Entry, dict[str, Any]]]:
+def _old_results(calls: Calls, policy: TrimPolicy) -> list[tuple[Entry, dict[str, Any]]]:
     """The tool results older than the ``keep_recent`` newest, in file order."""
-    results = list(tool_results(entries))
-    return results[: max(len(results) - max(policy.keep_recent, 0), 0)]
+    return calls.results[: max(len(calls.results) - max(policy.keep_recent, 0), 0)]
 
 
 def _spill(spill_dir: Path, text: str) -> Path | None:
@@ -110,17 +111,20 @@ def _spill(spill_dir: Path, text: str) -> Path | None:
         return None
 
 
-def spill_results(entries: list[Entry], policy: TrimPolicy, spill_dir: Path) -> dict[str, int]:
+def spill_results(
+    entries: list[Entry], policy: TrimPolicy, spill_dir: Path, calls: Calls | None = None
+) -> dict[str, int]:
     """Move the text of old, long tool results to files in ``spill_dir``; pointers stay, in place.
 
     Returns ``{"spilled": n, "spilled_chars": characters removed}``. Files are named by content
     hash, so loading the same session again rewrites nothing. Any text spills (lone surrogates
     included, see ``spill_file``); a result that cannot be written stays whole, with one log line.
+    ``calls``: the chain's index, when the caller has one.
     """
-    uses = tool_uses(entries)
+    calls = calls or calls_of(entries)
     report = {"spilled": 0, "spilled_chars": 0}
-    for _entry, block in _old_results(entries, policy):
-        if (uses.get(block.get("tool_use_id", "")) or {}).get("name") in policy.exempt_tools:
+    for _entry, block in _old_results(calls, policy):
+        if (calls.uses.get(block.get("tool_use_id", "")) or {}).get("name") in policy.exempt_tools:
             continue
         text = text_parts(block)
         if len(text) <= policy.min_chars or (path := _spill(spill_dir, text)) is None:
@@ -136,16 +140,19 @@ def spill_results(entries: list[Entry], policy: TrimPolicy, spill_dir: Path) -> 
     return report
 
 
-def spill_written_inputs(entries: list[Entry], policy: TrimPolicy, spill_dir: Path) -> dict[str, int]:
+def spill_written_inputs(
+    entries: list[Entry], policy: TrimPolicy, spill_dir: Path, calls: Calls | None = None
+) -> dict[str, int]:
     """Move the long text inputs of old Write/Edit calls to files in ``spill_dir``; pointers stay.
 
     Old: the call's result is older than the ``keep_recent`` newest. Long: over ``min_chars``.
     The pointer names the file written and the spilled copy (the file may have changed since).
     Returns ``{"inputs_spilled": calls, "inputs_spilled_chars": characters removed}``.
     """
-    old = {b.get("tool_use_id") for _e, b in _old_results(entries, policy)}
+    calls = calls or calls_of(entries)
+    old = {b.get("tool_use_id") for _e, b in _old_results(calls, policy)}
     report = {"inputs_spilled": 0, "inputs_spilled_chars": 0}
-    for use_id, use in tool_uses(entries).items():
+    for use_id, use in calls.uses.items():
         inp = use.get("input")
         if use_id not in old or use.get("name") not in WRITE_FIELDS or not isinstance(inp, dict):
             continue
@@ -215,31 +222,30 @@ class TrimLayer:
     def _transform(self, entries: list[Entry], main_thread: bool) -> list[Entry]:
         """The entries to return; every pass sees only the chain the CLI will show."""
         shown = resume_chain(entries, main_thread=main_thread).shown
-        before = shown_chars(shown)
+        size = ShownSize(shown)
         entries = self._cut(entries, shown)
-        kept = {id(e) for e in entries}
-        after = shown_chars([e for e in shown if id(e) in kept])
-        self._add({"shown_before": before, "shown_after": after})
+        self._add({"shown_before": size.before, "shown_after": size.after(entries)})
         return entries
 
     def _cut(self, entries: list[Entry], shown: list[Entry]) -> list[Entry]:
         """Edit the shown entries in place and return what to load; subclasses add passes after
         calling this (they may drop entries: ``shown`` holds the same objects as ``entries``)."""
+        calls = calls_of(shown)  # valid until a pass drops blocks: those come last
         if self.ephemeral.enabled:
-            self._add(expire_ephemeral(shown, self.ephemeral))
+            self._add(expire_ephemeral(shown, self.ephemeral, calls.uses))
         if not self.policy.enabled:
             return entries
         # What a later call superseded goes first: it needs no spill file, and is not spilled for nothing.
-        self._add(drop_stale_views(shown, self.policy.keep_recent))
-        self._add(drop_rerun_outputs(shown, self.policy.keep_recent))
-        self._add(shrink_written_inputs(shown))
+        self._add(drop_stale_views(shown, self.policy.keep_recent, calls))
+        self._add(drop_rerun_outputs(shown, self.policy.keep_recent, calls))
+        self._add(shrink_written_inputs(shown, calls))
         try:
             keep_out_of_git(self._spill_top)
         except OSError as exc:  # a read-only workspace: resume with the results in place
             log.warning("could not prepare the spill folder %s (%s); nothing spilled", self._spill, exc)
         else:
-            self._add(spill_results(shown, self.policy, self._spill))
-            self._add(spill_written_inputs(shown, self.policy, self._spill))
+            self._add(spill_results(shown, self.policy, self._spill, calls))
+            self._add(spill_written_inputs(shown, self.policy, self._spill, calls))
         for drop in (drop_superseded_attachments, drop_superseded_todos):
             entries, counts = drop(entries, shown)
             self._add(counts)
