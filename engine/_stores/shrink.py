@@ -189,14 +189,18 @@ def drop_superseded_attachments(entries: list[Entry], shown: list[Entry]) -> tup
     return leave_out(entries, shown, dropped), report
 
 
-def drop_superseded_todos(entries: list[Entry], shown: list[Entry]) -> tuple[list[Entry], dict[str, int]]:
+def drop_superseded_todos(
+    entries: list[Entry], shown: list[Entry], uses: dict[str, dict[str, Any]] | None = None
+) -> tuple[list[Entry], dict[str, int]]:
     """``entries`` without every shown TodoWrite call but the newest, each with its result, and
     counts ``{"todos": n, "todo_chars": n}``: a TodoWrite sends the whole list, so the newest one
-    holds every item's state and an older one only what the list was once."""
-    calls = [use_id for use_id, use in tool_uses(shown).items() if use.get("name") == "TodoWrite"]
+    holds every item's state and an older one only what the list was once. ``uses``: the shown
+    chain's ``tool_uses``, when the caller has them."""
+    todos = [use_id for use_id, use in (tool_uses(shown) if uses is None else uses).items()
+             if use.get("name") == "TodoWrite"]
     dropped: list[Entry] = []
-    chars = drop_calls(shown, set(calls[:-1]), dropped)
-    return leave_out(entries, shown, dropped), {"todos": max(len(calls) - 1, 0), "todo_chars": chars}
+    chars = drop_calls(shown, set(todos[:-1]), dropped) if len(todos) > 1 else 0
+    return leave_out(entries, shown, dropped), {"todos": max(len(todos) - 1, 0), "todo_chars": chars}
 
 
 def _size(entry: Entry) -> int:

@@ -217,6 +217,8 @@ class TrimLayer:
             self.last_report = {}
         if entries:
             entries = await anyio.to_thread.run_sync(self._transform, entries, not key.get("subpath"))
+            if not key.get("subpath"):  # what a resume costs, for whoever reads the run's log
+                log.info("session %s %s", key.get("session_id"), self.trim_report())
         return entries
 
     def _transform(self, entries: list[Entry], main_thread: bool) -> list[Entry]:
@@ -246,9 +248,10 @@ class TrimLayer:
         else:
             self._add(spill_results(shown, self.policy, self._spill, calls))
             self._add(spill_written_inputs(shown, self.policy, self._spill, calls))
-        for drop in (drop_superseded_attachments, drop_superseded_todos):
-            entries, counts = drop(entries, shown)
-            self._add(counts)
+        entries, counts = drop_superseded_todos(entries, shown, calls.uses)  # the first to drop blocks
+        self._add(counts)
+        entries, counts = drop_superseded_attachments(entries, shown)
+        self._add(counts)
         entries, counts = drop_old_thinking(entries, shown, self.policy.keep_recent)
         self._add(counts)
         return entries
