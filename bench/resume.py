@@ -33,7 +33,8 @@ from engine._stores.trim import EphemeralPolicy, TrimPolicy
 
 TARGET_SHOWN = 0.5
 TARGET_LOAD = 2.0
-COUNTS = ("expired", "spilled", "shrunk", "attachments", "api_errors", "denials", "interrupted")
+COUNTS = ("expired", "stale_views", "reruns", "spilled", "inputs_spilled", "shrunk", "attachments", "todos",
+          "thinking", "api_errors", "denials", "interrupted")
 
 
 def _parse(path: Path) -> list[dict[str, Any]]:
@@ -76,6 +77,7 @@ async def measure(path: Path, root: Path, repeats: int) -> dict[str, Any]:
         **{name: report.get(name, 0) for name in COUNTS},
     )
     assert shown_chars(before.shown) == out["raw"]
+    out["images"] = _image_chars(before.shown)  # never trimmed: the same in the raw and the shown chain
     parse_s, load_s = [], []
     for _ in range(repeats):  # interleaved, so drift on a shared machine hits both alike
         parse_s.append(_clock(lambda: _parse(path)))
@@ -86,6 +88,19 @@ async def measure(path: Path, root: Path, repeats: int) -> dict[str, Any]:
     out["parse_ms"], out["load_ms"] = median(parse_s) * 1e3, median(load_s) * 1e3
     store.close()
     return out
+
+
+def _image_chars(entries: list[dict[str, Any]]) -> int:
+    """Characters of the image blocks (base64) among ``entries``' message content, nested ones too."""
+    def walk(part: Any) -> int:
+        if isinstance(part, list):
+            return sum(walk(b) for b in part)
+        if isinstance(part, dict):
+            if part.get("type") == "image":
+                return len(json.dumps(part, ensure_ascii=False))
+            return walk(part.get("content"))
+        return 0
+    return sum(walk((e.get("message") or {}).get("content")) for e in entries if isinstance(e.get("message"), dict))
 
 
 def _intact(before: list[dict[str, Any]], after: list[dict[str, Any]], loaded: list[dict[str, Any]]) -> bool:
@@ -103,13 +118,16 @@ def _report(rows: list[dict[str, Any]]) -> str:
              ("yes" if r["intact"] else "NO") + (" (file cut before its compaction)" if r["broken"] else ""), *(r[c] for c in COUNTS),
              f"{r['parse_ms']:.1f}", f"{r['load_ms']:.1f}", f"{r['load_ms'] / r['parse_ms']:.2f}x"]
             for r in ok]
-    body += [[r["name"][:40], r["entries"], "LOAD ERROR", r["error"][:60]] + [""] * 15 for r in rows if r["error"]]
+    body += [[r["name"][:40], r["entries"], "LOAD ERROR", r["error"][:60]] + [""] * (len(COUNTS) + 7) for r in rows if r["error"]]
     total_ratio = shown / max(raw, 1)
+    images = sum(r["images"] for r in ok)
     load_median = median(ratios) if ratios else float("nan")
     summary = [
         f"- sessions: {len(rows)}; load errors: {len(rows) - len(ok)}",
         f"- shown / raw chain in sum: {shown:,} / {raw:,} = {total_ratio:.3f} "
         f"(target <= {TARGET_SHOWN}: {'met' if total_ratio <= TARGET_SHOWN else 'MISSED'})",
+        f"- images (base64, a fixed token cost each whatever their length; never trimmed): {images:,} "
+        f"characters; without them shown / raw is {(shown - images) / max(raw - images, 1):.3f}",
         f"- chains intact: {sum(r['intact'] for r in ok)}/{len(ok)}",
         f"- load / JSON parse: median {load_median:.2f}x, worst {max(ratios, default=0):.2f}x "
         f"(target <= {TARGET_LOAD}x median: {'met' if load_median <= TARGET_LOAD else 'MISSED'})",
