@@ -52,8 +52,8 @@ __all__ = [
 ]
 
 _MIN_CHARS = 300  # a shorter input costs less than the pointer that would replace it
-_VIEWS = ("Read", "Edit")
-RERUN_NOTE = "[Output of an earlier run of this command, left out on resume: it was run again later]"  # results that show a file's text (an Edit result shows a snippet)
+_VIEWS = ("Read", "Edit")  # results that show a file's text (an Edit result shows a snippet)
+RERUN_NOTE = "[Output of an earlier run of this command, left out on resume: it was run again later]"
 # Attachments of which only the newest copy counts, and the field naming "the same one".
 _SUPERSEDABLE = {
     # Only an identical copy: CLI 2.1.332 marks listings ``isInitial`` and may send deltas, so an
