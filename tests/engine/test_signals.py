@@ -51,6 +51,7 @@ BRIEF = "## 目标\n写 hello\n## 验收标准\n有 hello\n## 边界\n无\n## �
 GOAL = "## 目标\n有 hello\n## 判定清单\n- 有 hello"
 ACHIEVED = "## 结论\n达成\n## 理由\n好\n## 未通过\n无"
 CAP_S = 30  # generous for a busy machine; a deadlock never ends, so any cap proves it
+AGAIN_S = 600  # a whole run (several CLI starts): ~60 s alone, past 120 s with two suites beside it
 
 
 def test_two_sigterms_while_the_manifest_lock_is_held_exit_once_it_is_released(tmp_path):
@@ -128,6 +129,7 @@ def _flower(ws, *args: str) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
+@pytest.mark.timeout(AGAIN_S + 300)
 @pytest.mark.parametrize("gap_s", [0.0, 0.002, 0.05])
 def test_two_sigterms_mid_step_exit_and_the_next_flower_in_the_folder_works(fake_model, tmp_path, gap_s):
     ws = tmp_path / "ws"
@@ -153,7 +155,7 @@ def test_two_sigterms_mid_step_exit_and_the_next_flower_in_the_folder_works(fake
 
     again = _flower(ws, "再来一次")  # no lock left behind: the next run in the folder goes through
     try:
-        assert again.wait(120) == 0, again.stdout.read()[-3000:]
+        assert again.wait(AGAIN_S) == 0, again.stdout.read()[-3000:]
     finally:
         again.kill()
     assert "== 结束:达成" in again.stdout.read()
