@@ -165,7 +165,7 @@ class ShownSize:
     third of a load's time)."""
 
     def __init__(self, shown: list[Entry]) -> None:
-        self._entries = [(e, _parts(_shown_part(e)), _size(_shown_part(e))) for e in shown]
+        self._entries = [(e, _parts(part), _size(part)) for e in shown for part in (_shown_part(e),)]
         self.before = sum(size for _e, _p, size in self._entries)
 
     def after(self, kept: list[Entry]) -> int:

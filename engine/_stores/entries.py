@@ -51,7 +51,7 @@ class Calls:
 
 
 def calls_of(entries: list[Entry]) -> Calls:
-    """``Calls`` of ``entries``: the same as ``tool_uses`` and ``tool_results`` in one scan."""
+    """``Calls`` of ``entries``: ``tool_uses`` and ``tool_results`` in one scan."""
     found = Calls({}, [])
     for entry in entries:
         kind = entry.get("type")
@@ -67,22 +67,12 @@ def calls_of(entries: list[Entry]) -> Calls:
 
 def tool_results(entries: list[Entry]) -> Iterator[tuple[Entry, dict[str, Any]]]:
     """Every ``(entry, tool_result block)`` in file order; compact summaries are skipped."""
-    for entry in entries:
-        if entry.get("type") == "user":
-            for block in blocks_of(entry) or []:
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    yield entry, block
+    yield from calls_of(entries).results
 
 
 def tool_uses(entries: list[Entry]) -> dict[str, dict[str, Any]]:
     """``tool_use`` blocks by id, from every assistant entry."""
-    found: dict[str, dict[str, Any]] = {}
-    for entry in entries:
-        if entry.get("type") == "assistant":
-            for block in blocks_of(entry) or []:
-                if isinstance(block, dict) and block.get("type") == "tool_use" and "id" in block:
-                    found[block["id"]] = block
-    return found
+    return calls_of(entries).uses
 
 
 def result_text(block: dict[str, Any]) -> str | None:

@@ -8,10 +8,8 @@ never makes the context bigger, and a glance that printed a value (``date``, ``p
 
 from __future__ import annotations
 
-from typing import Any
-
 from engine._lang import words
-from engine._stores.entries import Entry, blocks_of, command_of, result_text, tool_uses
+from engine._stores.entries import Calls, Entry, blocks_of, calls_of, command_of, result_text
 from engine._stores.ephemeral import EphemeralPolicy, is_ephemeral, yields_value
 
 __all__ = ["expire_ephemeral"]
@@ -19,19 +17,17 @@ __all__ = ["expire_ephemeral"]
 CMD_CHARS = 200  # a host text with {cmd}: a long pipeline is cut; the model still sees the call
 
 
-def expire_ephemeral(
-    entries: list[Entry], policy: EphemeralPolicy, uses: dict[str, dict[str, Any]] | None = None
-) -> dict[str, int]:
+def expire_ephemeral(entries: list[Entry], policy: EphemeralPolicy, calls: Calls | None = None) -> dict[str, int]:
     """Replace old ephemeral Bash results in ``entries`` (the shown chain) with ``policy.text``.
 
     The ``keep_recent`` newest ephemeral results stay; an older one is expired only when it is
     text of at most ``max_chars``, longer than the note, and its command prints no value the run
     may use again (``yields_value``). Edits in place. Returns ``{"expired": n, "expired_chars":
     characters removed}``. Walks newest first, so only the newest few calls and the results that
-    could be expired are parsed (parsing every old command dominated the load). ``uses``: the
-    chain's ``tool_uses``, when the caller has them.
+    could be expired are parsed (parsing every old command dominated the load). ``calls``: the
+    chain's index, when the caller has one.
     """
-    uses = tool_uses(entries) if uses is None else uses
+    uses = (calls or calls_of(entries)).uses
     later_turns = _later_assistant_turns(entries)
     report = {"expired": 0, "expired_chars": 0}
     kept = 0

@@ -47,8 +47,12 @@ class FileCall:
             return False
         if self.name != "Read":
             return True
-        span = lambda c: (c.use["input"].get("offset"), c.use["input"].get("limit"))  # noqa: E731
-        return span(self) == (None, None) or span(self) == span(read)
+        return self.span == (None, None) or self.span == read.span
+
+    @property
+    def span(self) -> tuple[Any, Any]:
+        """The lines a Read asked for (``offset``, ``limit``); ``(None, None)``: the whole file."""
+        return self.use["input"].get("offset"), self.use["input"].get("limit")
 
 
 def file_calls(entries: list[Entry], calls: Calls | None = None) -> dict[str, list[FileCall]]:

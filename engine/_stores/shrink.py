@@ -37,7 +37,6 @@ from engine._stores.entries import (
     leave_out,
     replace_text,
     result_text,
-    tool_uses,
 )
 from engine._stores.file_calls import WRITE_FIELDS, FileCall, file_calls, later
 
@@ -190,14 +189,13 @@ def drop_superseded_attachments(entries: list[Entry], shown: list[Entry]) -> tup
 
 
 def drop_superseded_todos(
-    entries: list[Entry], shown: list[Entry], uses: dict[str, dict[str, Any]] | None = None
+    entries: list[Entry], shown: list[Entry], calls: Calls | None = None
 ) -> tuple[list[Entry], dict[str, int]]:
     """``entries`` without every shown TodoWrite call but the newest, each with its result, and
     counts ``{"todos": n, "todo_chars": n}``: a TodoWrite sends the whole list, so the newest one
-    holds every item's state and an older one only what the list was once. ``uses``: the shown
-    chain's ``tool_uses``, when the caller has them."""
-    todos = [use_id for use_id, use in (tool_uses(shown) if uses is None else uses).items()
-             if use.get("name") == "TodoWrite"]
+    holds every item's state and an older one only what the list was once. ``calls``: the shown
+    chain's index, when the caller has one."""
+    todos = [use_id for use_id, use in (calls or calls_of(shown)).uses.items() if use.get("name") == "TodoWrite"]
     dropped: list[Entry] = []
     chars = drop_calls(shown, set(todos[:-1]), dropped) if len(todos) > 1 else 0
     return leave_out(entries, shown, dropped), {"todos": max(len(todos) - 1, 0), "todo_chars": chars}

@@ -234,7 +234,7 @@ class TrimLayer:
         calling this (they may drop entries: ``shown`` holds the same objects as ``entries``)."""
         calls = calls_of(shown)  # valid until a pass drops blocks: those come last
         if self.ephemeral.enabled:
-            self._add(expire_ephemeral(shown, self.ephemeral, calls.uses))
+            self._add(expire_ephemeral(shown, self.ephemeral, calls))
         if not self.policy.enabled:
             return entries
         # What a later call superseded goes first: it needs no spill file, and is not spilled for nothing.
@@ -248,7 +248,7 @@ class TrimLayer:
         else:
             self._add(spill_results(shown, self.policy, self._spill, calls))
             self._add(spill_written_inputs(shown, self.policy, self._spill, calls))
-        entries, counts = drop_superseded_todos(entries, shown, calls.uses)  # the first to drop blocks
+        entries, counts = drop_superseded_todos(entries, shown, calls)  # the first to drop blocks
         self._add(counts)
         entries, counts = drop_superseded_attachments(entries, shown)
         self._add(counts)
