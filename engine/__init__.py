@@ -62,6 +62,8 @@ from engine._human.transports import TransportError
 from engine._run.credentials import CredentialsError
 from engine._run.run_lock import WorkspaceBusyError
 from engine._files import write_json_atomic, write_text_atomic
+from engine import _beneath as beneath
+from engine._beneath import UnsafePath
 from engine._stores.ephemeral import is_ephemeral
 from engine._stores.pg_pool import PgDatabase, redact
 from engine._stores.pg_schema import Migration
@@ -230,6 +232,7 @@ __all__ = [
     "redact",
     "write_text_atomic",
     "write_json_atomic",
+    "beneath",  # the one door to a workspace's files for host code: no symlink followed
     "human_tokens",
     # Errors: every one the engine raises on purpose, drawn as a tree in engine/_errors.py
     "FlowerError",
@@ -239,4 +242,5 @@ __all__ = [
     "WorkspaceBusyError",
     "ChannelError",
     "TransportError",
+    "UnsafePath",
 ]

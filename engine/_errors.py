@@ -10,6 +10,7 @@ Our exception hierarchy (every name is exported from ``engine``; where it is def
   x WorkspaceBusyError (also RuntimeError)  [engine._run.run_lock] - another live run holds the workspace
   x ChannelError (also ValueError)  [engine._human.channel] - a HumanChannel used wrongly
   x TransportError  [engine._human.transports] - a Transport used wrongly
+  x UnsafePath (also OSError)  [engine._beneath] - a workspace path the host will not follow (a symlink, a FIFO)
 
 The offline test kit adds ``engine.testing.FakeModelError(FlowerError)`` and
 ``engine.testing.PostgresServerError(FlowerError)``, exported from ``engine.testing`` only

@@ -29,7 +29,7 @@ from bot.runs.start_gate import StartGate
 from bot.store.bot_store import BotStore, Thread, ThreadKey
 from bot.store.records import ACTIVE_STATES
 from bot.runs.threads import ensure_workspace, folder_name, run_dir
-from engine import write_text_atomic
+from engine import beneath, write_text_atomic
 
 log = logging.getLogger(__name__)
 
@@ -140,9 +140,9 @@ class Jobs:
         ws = self.workspace(key)
         starter = thread_run(ws)
         archived = starter.archive()
-        request = run_dir(ws) / ASK_FILE
-        if request.exists():  # the old request goes with its brief: the next words are a new one
-            request.replace(archived / ASK_FILE)
+        # the old request goes with its brief (into the agent's workbench: no link followed there)
+        beneath.move(starter.paths.workbench.anchor, run_dir(ws) / ASK_FILE, archived / ASK_FILE,
+                     src_anchor=run_dir(ws))
         tally.reset(run_dir(ws))  # the next request's rounds and follow-ups count from 1
         if starter.isolate:  # a bound thread: the next run gets a fresh branch; the old branch stays
             mark_fresh(ws, run_dir(ws))

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine._files import keep_out_of_git, write_text_atomic
+from engine._beneath import open_dir, read_bytes, regular_files, write_text
 from engine._lang import words
 
 FOLDERS = ("scripts", "artifacts", "notes")
@@ -30,18 +30,18 @@ _NOISE_RE = re.compile(r"^\s*(#!|#.*-\*-|#\s*(?:vim?|coding)[:=]|#\s*type:)")
 
 
 
-def describe(path: str | Path) -> str:
+def describe(path: str | Path, *, anchor: str | Path | None = None) -> str:
     """One-line description of a file, read from its head; "" when there is none.
 
     Order: a ``# desc:`` (or ``// desc:``, ``-- desc:``) line within the first 8 lines, then the
     first non-empty comment (shebangs and coding lines skipped), then the first line of a
     docstring, then (for prose: Markdown, text, no suffix) the first non-empty line. Cut at
     100 characters.
-    Binary or unreadable files give "".
+    Binary or unreadable files give "", and so does anything but a regular file reached through
+    no symlink beneath ``anchor`` (default: the file's folder): the agent wrote it.
     """
     try:
-        with open(path, "rb") as f:
-            head = f.read(_HEAD_BYTES)
+        head = read_bytes(anchor if anchor is not None else Path(path).parent, path, limit=_HEAD_BYTES)
     except OSError:
         return ""
     if b"\0" in head:
@@ -81,7 +81,8 @@ class Workbench:
 
     ``root`` is ``home`` when given (an isolated run keeps it outside the repository, where
     worktree agents can still write), else ``workspace/dirname``. Nothing is created until
-    ``ensure()`` or ``refresh()``.
+    ``ensure()`` or ``refresh()``. Everything in it is the agent's: the host reaches it only
+    beneath ``anchor`` (the root's parent, a folder the host made), following no symlink.
     """
 
     workspace: Path
@@ -98,6 +99,11 @@ class Workbench:
     def root(self) -> Path:
         """The workbench folder: ``home`` if given, else ``workspace/dirname``."""
         return self.home if self.home is not None else self.workspace / self.dirname
+
+    @property
+    def anchor(self) -> Path:
+        """The folder the host made that holds the root: every path below it is checked from it."""
+        return Path(os.path.abspath(self.root)).parent
 
     @property
     def scripts(self) -> Path:
@@ -136,8 +142,12 @@ class Workbench:
     def ensure(self) -> Workbench:
         """Create the root and its three folders, ignored by git (idempotent); returns self."""
         for name in FOLDERS:
-            (self.root / name).mkdir(parents=True, exist_ok=True)
-        keep_out_of_git(self.root)
+            os.close(open_dir(self.anchor, self.root / name, create=True))
+        ignore = self.root / ".gitignore"
+        try:
+            read_bytes(self.anchor, ignore, limit=1)
+        except OSError:  # missing, or a link or FIFO the agent put there: replaced, never followed
+            write_text(self.anchor, ignore, "*\n")
         return self
 
     def index(self) -> str:
@@ -149,12 +159,12 @@ class Workbench:
         w = words()
         parts = [w.INDEX_HEAD]
         for name in FOLDERS:
-            files = _files_newest_first(self.root / name)
+            files = self._files_newest_first(self.root / name)
             parts.append(f"\n## {name}/")
             if not files:
                 parts.append(w.INDEX_EMPTY)
             for f in files[: self.max_index_entries]:
-                desc = describe(f)
+                desc = describe(f, anchor=self.anchor)
                 rel = f.relative_to(self.root).as_posix()
                 parts.append(f"- {rel} — {desc}" if desc else f"- {rel}")
             if len(files) > self.max_index_entries:
@@ -165,7 +175,7 @@ class Workbench:
         """Create the folders and rewrite ``INDEX.md`` from disk; returns the index text."""
         self.ensure()
         text = self.index()
-        write_text_atomic(self.index_path, text)
+        write_text(self.anchor, self.index_path, text)
         return text
 
     def prompt_block(self) -> str:
@@ -176,6 +186,11 @@ class Workbench:
             lines += ["", w.WORKBENCH_OUTSIDE]
         lines += ["", self.index().rstrip()]
         return "\n".join(lines) + "\n"
+
+    def _files_newest_first(self, folder: Path) -> list[Path]:
+        found = [(st.st_mtime, folder / rel) for rel, st in regular_files(self.anchor, folder)]
+        found.sort(key=lambda t: (-t[0], str(t[1])))
+        return [p for _, p in found]
 
     def _shown_root(self) -> str:
         return str(Path(os.path.abspath(self.root))) if self.external else self.show(self.root) + "/"
@@ -191,21 +206,3 @@ def is_within(path: Path, folder: Path) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _files_newest_first(folder: Path) -> list[Path]:
-    if not folder.is_dir():
-        return []
-    found: list[tuple[float, Path]] = []
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in filenames:
-            if name.startswith("."):
-                continue  # temp files of atomic writes, editor droppings
-            p = Path(dirpath) / name
-            try:
-                found.append((p.stat().st_mtime, p))
-            except OSError:
-                continue  # removed while we walked: nothing to index
-    found.sort(key=lambda t: (-t[0], str(t[1])))
-    return [p for _, p in found]

@@ -24,16 +24,18 @@ Rules (the spec's "where the errors concentrate"):
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 
-from engine._files import write_text_atomic
+from engine._beneath import read_bytes, write_text
 from engine._docs.fences import code_mask, unwrap_fences
 from engine._lang import en, words, zh
 
+_MAX_DOCUMENT = 1 << 20  # a brief or goal is a page; a bigger file is the agent's, not ours
 PLACEHOLDER = zh.PLACEHOLDER  # the spec's; files written in English get en.PLACEHOLDER, both read as missing
 _PLACEHOLDERS = {zh.PLACEHOLDER, "（未填）", en.PLACEHOLDER}
 _EMPTY_ITEMS = {"无", "（无）", "(无)", "没有", "none", "n/a", "-", "—", *_PLACEHOLDERS}
@@ -219,22 +221,36 @@ class MarkdownFile:
     def to_markdown(self) -> str:  # pragma: no cover - every document defines it
         raise NotImplementedError
 
-    def write(self, path: str | Path) -> Self:
-        """Write ``to_markdown()`` to ``path`` atomically, set ``self.path``, return self."""
-        write_text_atomic(path, self.to_markdown())
+    def write(self, path: str | Path, *, anchor: str | Path | None = None) -> Self:
+        """Write ``to_markdown()`` to ``path`` atomically, set ``self.path``, return self.
+
+        The documents live in the agent's workbench, so the path is followed beneath ``anchor``
+        without any symlink (default: the folder above the file's folder, which is the workbench
+        root's parent for the brief and the goal)."""
+        write_text(_anchor(path, anchor), path, self.to_markdown())
         self.path = Path(path)
         return self
 
     @classmethod
-    def load(cls, path: str | Path, **kw: Any) -> Self | None:
-        """Parse the file at ``path``; None when it is missing or unreadable (not UTF-8, folder)."""
+    def load(cls, path: str | Path, *, anchor: str | Path | None = None, **kw: Any) -> Self | None:
+        """Parse the file at ``path`` (reached as ``write`` says); None when it is missing,
+        unreadable (not UTF-8, a folder) or not a regular file reached through no symlink."""
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            raw = read_bytes(_anchor(path, anchor), path, limit=_MAX_DOCUMENT)
+            text = raw.decode("utf-8")
         except (OSError, UnicodeDecodeError):
             return None  # "no document yet" is a normal state for every caller
         doc = cls.parse(text, **kw)
         doc.path = Path(path)
         return doc
+
+
+def _anchor(path: str | Path, anchor: str | Path | None) -> Path:
+    if anchor is not None:
+        return Path(anchor)
+    top = Path(os.path.abspath(path)).parent.parent
+    top.mkdir(parents=True, exist_ok=True)  # a file of its own (not a workbench's): made as before
+    return top
 
 
 def numbered(items: Iterable[str]) -> str:

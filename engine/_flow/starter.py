@@ -86,7 +86,7 @@ def archive_run(paths: StarterPaths, run_dir: str | Path = "runs") -> Path:
     and zero the lineage. ``sessions.db`` is never touched: it is the archive."""
     lineage = Lineage(Path(run_dir) / LINEAGE_FILE, paths.workspace)
     return lineage.archive(paths.archive / time.strftime("%Y%m%d-%H%M%S"),
-                           extra=[paths.brief, paths.goal])
+                           extra=[paths.brief, paths.goal], anchor=paths.workbench.anchor)
 
 
 def starter_flow(
@@ -146,7 +146,8 @@ def starter_flow(
             raise ValueError(w.EMPTY_ASK)
         paths.workbench.ensure()
         ch = HumanChannel(transport=transport, log_path=paths.log, amend_path=paths.brief,
-                          max_asks=max_asks, timeout_s=timeout_s, park=park)
+                          max_asks=max_asks, timeout_s=timeout_s, park=park,
+                          anchor=paths.workbench.anchor)
         if waking and said:
             ch.amend(said, label=w.AMEND_LABEL)
 

@@ -18,7 +18,7 @@ from claude_agent_sdk import create_sdk_mcp_server, tool
 
 from engine._human.amend import amend_text
 from engine._lang import words
-from engine._files import write_text_atomic
+from engine._beneath import append_text, read_text, write_text
 from engine._human.texts import (  # noqa: F401  (re-exported: tests and front ends read them)
     ASK_DESCRIPTION,
     ASK_DESCRIPTION_PARKED,
@@ -80,6 +80,7 @@ class HumanChannel:
         server_name: str = "human",
         on_event: OnEvent | None = None,
         park: Park | None = None,
+        anchor: str | Path | None = None,
     ) -> None:
         if timeout_s is not None and timeout_s < 0:
             raise ChannelError(
@@ -90,6 +91,7 @@ class HumanChannel:
         self.transport, self.log_path, self.amend_path = transport, log_path, amend_path
         self.max_asks, self.timeout_s, self.server_name, self.on_event = max_asks, timeout_s, server_name, on_event
         self.park = park
+        self.anchor = anchor  # the host-made folder holding both files: no link below it is followed
         self.asks = 0  # questions asked so far (refused ones past max_asks do not count)
         self._inbox: list[tuple[str, str]] = []
 
@@ -181,19 +183,24 @@ class HumanChannel:
 
     # -- the Q&A log ----------------------------------------------------------------------
 
+    def _anchor_of(self, path: str | Path) -> Path:
+        if self.anchor is not None:
+            return Path(self.anchor)
+        Path(path).parent.mkdir(parents=True, exist_ok=True)  # no anchor: the caller trusts the folder
+        return Path(path).parent
+
     def _read_log(self) -> str:
+        if self.log_path is None:
+            return ""
         try:
-            return Path(self.log_path).read_text(encoding="utf-8") if self.log_path is not None else ""
+            return read_text(self._anchor_of(self.log_path), self.log_path)
         except FileNotFoundError:
             return ""
 
     def _append_log(self, text: str) -> None:
-        if self.log_path is None:
-            return
-        path = Path(self.log_path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as f:
-            f.write(text)
+        # the log lies in the agent's workbench: a link there would make the bot append elsewhere
+        if self.log_path is not None:
+            append_text(self._anchor_of(self.log_path), self.log_path, text)
 
     # -- the MCP tools --------------------------------------------------------------------
 
@@ -286,12 +293,15 @@ class HumanChannel:
                 f"HumanChannel.amend({said!r}) needs amend_path, the brief file to append to; "
                 "construct the channel with amend_path=<brief path> (starter_flow passes the brief's path)."
             )
-        path = Path(self.amend_path)
-        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        anchor = self._anchor_of(self.amend_path)
+        try:
+            old = read_text(anchor, self.amend_path)
+        except FileNotFoundError:
+            old = ""
         new = amend_text(old, said, label=label)
         if new is None:
             return False
-        write_text_atomic(path, new)
+        write_text(anchor, self.amend_path, new)
         return True
 
 

@@ -8,13 +8,17 @@ degraded handoff is built mechanically from the original task.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Awaitable, Callable
 
 from engine._agents.workbench import Workbench
+from engine._beneath import move
 from engine._docs.handoff import Handoff, degraded
 from engine._lang import words
 from engine._events import HandoffEvent, OnEvent, emit
+
+log = logging.getLogger(__name__)
 
 # One more turn of the retiring session with this prompt; returns (error or None, answer text).
 HandoffTurn = Callable[[str], Awaitable[tuple[str | None, str]]]
@@ -31,11 +35,13 @@ def _store(workbench: Workbench | None, h: Handoff, step: str) -> str | None:
     notes = workbench.notes
     w = words()
     path = notes / w.HANDOFF_NOTE_FILE.format(step=_file_stem(step))
-    if path.exists():
-        archive = notes / "archive" / w.HANDOFF_ARCHIVE
-        archive.mkdir(parents=True, exist_ok=True)
-        path.replace(archive / f"{_file_stem(step)}-{time.strftime('%Y%m%d-%H%M%S')}.md")
-    h.write(path)
+    archived = notes / "archive" / w.HANDOFF_ARCHIVE / f"{_file_stem(step)}-{time.strftime('%Y%m%d-%H%M%S')}.md"
+    try:
+        move(workbench.anchor, path, archived)  # beneath the workbench's anchor: no link is followed
+        h.write(path, anchor=workbench.anchor)
+    except OSError as exc:  # a link the agent put there, or a full disk: the prompt still carries it
+        log.warning("could not keep the handoff note %s (%s); it is handed over in the prompt only", path, exc)
+        return None
     return str(path)
 
 

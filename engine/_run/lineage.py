@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import json
 import logging
-import shutil
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from engine._beneath import move, open_dir
 from engine._files import write_json_atomic
 from engine._lang import step_names
 
@@ -98,19 +99,22 @@ class Lineage:
         self.save()
         return self.woke
 
-    def archive(self, into: str | Path, extra: Iterable[str | Path] = ()) -> Path:
+    def archive(self, into: str | Path, extra: Iterable[str | Path] = (), *,
+                anchor: str | Path | None = None) -> Path:
         """Move lineage.json and ``extra`` files (brief, goal) together into ``into``; reset.
 
         The three are faces of one history: archiving only part of them would leave a half state
         such as "the goal is still here but the conversation is gone". ``sessions.db`` is never
         touched: it is the archive, every transcript in it stays readable. Missing files are
-        skipped. Returns ``into``.
+        skipped. Returns ``into``. ``into`` and ``extra`` lie in the agent's workbench: they are
+        reached beneath ``anchor`` (default: ``into``'s parent) through no symlink.
         """
         into = Path(into)
-        into.mkdir(parents=True, exist_ok=True)
-        for item in [self.path, *map(Path, extra)]:
-            if item.exists():
-                shutil.move(str(item), str(into / item.name))
+        anchor = Path(anchor) if anchor is not None else Path(os.path.abspath(into)).parent
+        os.close(open_dir(anchor, into, create=True))
+        move(anchor, self.path, into / self.path.name, src_anchor=self.path.parent)
+        for item in map(Path, extra):
+            move(anchor, item, into / item.name)
         self.steps.clear()
         self.woke = 0
         return into

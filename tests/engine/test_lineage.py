@@ -61,6 +61,6 @@ def test_archive_moves_all_three_and_resets(tmp_path):
     lin = Lineage(path, tmp_path)
     lin.remember("干活", "sid")
     lin.wake()
-    into = lin.archive(tmp_path / "archive" / "t1", extra=[brief, goal, tmp_path / "missing.md"])
+    into = lin.archive(tmp_path / "archive" / "t1", extra=[brief, goal, tmp_path / "missing.md"], anchor=tmp_path)
     assert sorted(p.name for p in into.iterdir()) == ["lineage.json", "目标.md", "需求.md"]
     assert lin.steps == {} and lin.woke == 0 and not path.exists()

@@ -1,0 +1,238 @@
+"""One door to a workspace for host code: no symlink, FIFO or device a run wrote moves the host.
+
+The agent writes anything in its workspace (files, symlinks, FIFOs); the bot and the engine then
+read, append, walk and move there unsandboxed. Every such access goes through here, beneath a
+folder the host made itself (``anchor``: the workspace, or the thread folder holding it):
+
+- paths are resolved beneath ``anchor`` without following any symlink and without ``..``
+  (Linux ``openat2`` with ``RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS``; else a walk of
+  ``O_NOFOLLOW | O_DIRECTORY`` opens, one component at a time), so a swapped link loses the race;
+- only regular files are read or appended (opened ``O_NONBLOCK``, checked with ``fstat`` before a
+  byte moves: a FIFO never blocks the caller), reads are capped, walks are bounded.
+
+A refused path raises ``UnsafePath`` (an ``OSError``): callers treat it like a missing file.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NoReturn
+
+from engine._errors import FlowerError
+
+_RESOLVE_NO_MAGICLINKS, _RESOLVE_NO_SYMLINKS, _RESOLVE_BENEATH = 0x02, 0x04, 0x08
+_SYS_OPENAT2 = 437  # the same number on every Linux architecture (the unified syscall table)
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_openat2: list[bool] = []  # [] untried, [True] works, [False] the kernel has none
+
+
+class UnsafePath(FlowerError, OSError):
+    """A path a run made that the host will not follow: a symlink, ``..``, or not a regular file."""
+
+
+class _OpenHow(ctypes.Structure):
+    _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
+
+
+def _relative(anchor: Path, path: str | os.PathLike[str]) -> tuple[str, ...]:
+    """``path``'s parts below ``anchor``, compared as written (never resolved: resolving would follow)."""
+    p = Path(os.path.abspath(path))
+    try:
+        parts = p.relative_to(os.path.abspath(anchor)).parts
+    except ValueError:
+        raise UnsafePath(f"{p} is not inside {anchor}; the host only opens workspace files below it") from None
+    if ".." in parts:
+        raise UnsafePath(f"{p} leaves {anchor} through '..'")
+    return parts
+
+
+def _open_at(dir_fd: int, parts: tuple[str, ...], flags: int, mode: int) -> int:
+    """Open ``parts`` beneath ``dir_fd`` following no symlink (``openat2``, else a component walk)."""
+    if not parts:
+        return os.dup(dir_fd)
+    if _openat2 != [False]:
+        how = _OpenHow(flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode if flags & os.O_CREAT else 0,
+                       _RESOLVE_BENEATH | _RESOLVE_NO_SYMLINKS | _RESOLVE_NO_MAGICLINKS)
+        libc = ctypes.CDLL(None, use_errno=True)
+        fd = libc.syscall(_SYS_OPENAT2, dir_fd, os.fsencode(os.path.join(*parts)), ctypes.byref(how),
+                          ctypes.sizeof(how))
+        if fd >= 0:
+            _openat2[:] = [True]
+            return fd
+        err = ctypes.get_errno()
+        if err not in (errno.ENOSYS, errno.EPERM) or _openat2 == [True]:  # EPERM: a seccomp filter
+            if err == errno.ELOOP or err == errno.EXDEV:
+                _refuse(os.path.join(*parts), "holds a symlink")
+            raise OSError(err, os.strerror(err), os.path.join(*parts))
+        _openat2[:] = [False]
+    fd = os.dup(dir_fd)
+    try:
+        for part in parts[:-1]:
+            nxt = _step(fd, part, _DIR, 0)
+            os.close(fd)
+            fd = nxt
+        return _step(fd, parts[-1], flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+    finally:
+        os.close(fd)
+
+
+def _step(fd: int, name: str, flags: int, mode: int) -> int:
+    try:
+        return os.open(name, flags, mode, dir_fd=fd)
+    except OSError as e:
+        if e.errno == errno.ELOOP:  # O_NOFOLLOW met a symlink
+            _refuse(name, "is a symlink")
+        raise
+
+
+def _refuse(path: str, why: str) -> NoReturn:
+    raise UnsafePath(f"{path} {why}: a run made it, so the host does not follow it")
+
+
+def _anchor_fd(anchor: str | os.PathLike[str]) -> int:
+    return os.open(anchor, _DIR)
+
+
+def open_dir(anchor: str | os.PathLike[str], path: str | os.PathLike[str], *, create: bool = False) -> int:
+    """A file descriptor of the folder ``path`` beneath ``anchor`` (``create``: made as needed, 0700
+    for new ones). The caller closes it. Raises ``UnsafePath`` or ``OSError``."""
+    parts = _relative(Path(anchor), path)
+    top = _anchor_fd(anchor)
+    try:
+        fd = os.dup(top)
+        for i, part in enumerate(parts):
+            try:
+                nxt = _open_at(fd, (part,), _DIR, 0)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                try:
+                    os.mkdir(part, 0o700, dir_fd=fd)
+                except FileExistsError:
+                    pass  # made by someone else a moment ago: the open below checks what it is
+                nxt = _open_at(fd, (part,), _DIR, 0)
+            os.close(fd)
+            fd = nxt
+        return fd
+    finally:
+        os.close(top)
+
+
+def _open_file(anchor: str | os.PathLike[str], path: str | os.PathLike[str], flags: int,
+               mode: int = 0o600) -> int:
+    parts = _relative(Path(anchor), path)
+    top = _anchor_fd(anchor)
+    try:
+        fd = _open_at(top, parts, flags | os.O_NONBLOCK | os.O_NOCTTY, mode)
+    finally:
+        os.close(top)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        _refuse(str(path), "is not a regular file")
+    return fd
+
+
+def read_bytes(anchor: str | os.PathLike[str], path: str | os.PathLike[str], *, limit: int) -> bytes:
+    """At most ``limit`` bytes from the regular file ``path`` beneath ``anchor``."""
+    fd = _open_file(anchor, path, os.O_RDONLY)
+    with os.fdopen(fd, "rb") as f:
+        return f.read(limit)
+
+
+def read_text(anchor: str | os.PathLike[str], path: str | os.PathLike[str], *,
+              limit: int = 4 * 1024 * 1024) -> str:
+    """``read_bytes`` decoded as UTF-8 (bad bytes replaced)."""
+    return read_bytes(anchor, path, limit=limit).decode("utf-8", errors="replace")
+
+
+def append_text(anchor: str | os.PathLike[str], path: str | os.PathLike[str], text: str) -> None:
+    """Append ``text`` to the regular file ``path`` beneath ``anchor``, creating it and its folders."""
+    folder = open_dir(anchor, Path(path).parent, create=True)
+    try:
+        fd = _open_at(folder, (Path(path).name,), os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o600)
+    finally:
+        os.close(folder)
+    with os.fdopen(fd, "ab") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            _refuse(str(path), "is not a regular file")
+        f.write(text.encode("utf-8"))
+
+
+def write_text(anchor: str | os.PathLike[str], path: str | os.PathLike[str], text: str) -> None:
+    """Replace ``path`` beneath ``anchor`` with ``text`` atomically (a temp file renamed over it:
+    a symlink or FIFO at ``path`` is replaced, never followed)."""
+    name = Path(path).name
+    folder = open_dir(anchor, Path(path).parent, create=True)
+    tmp = f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                     dir_fd=folder)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(text.encode("utf-8"))
+                f.flush()
+                os.fsync(f.fileno())
+            os.rename(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            try:
+                os.unlink(tmp, dir_fd=folder)
+            except OSError:
+                pass  # already gone; the original error is what matters
+            raise
+    finally:
+        os.close(folder)
+
+
+def move(anchor: str | os.PathLike[str], src: str | os.PathLike[str], dst: str | os.PathLike[str], *,
+         src_anchor: str | os.PathLike[str] | None = None) -> bool:
+    """Rename ``src`` (beneath ``src_anchor``, default ``anchor``) to ``dst`` beneath ``anchor``
+    (folders made), following no link on the way; whatever ``src`` is (a link too) moves as it
+    is. False when ``src`` does not exist."""
+    sfd = open_dir(src_anchor if src_anchor is not None else anchor, Path(src).parent)
+    try:
+        try:
+            os.lstat(Path(src).name, dir_fd=sfd)
+        except FileNotFoundError:
+            return False
+        dfd = open_dir(anchor, Path(dst).parent, create=True)
+        try:
+            os.rename(Path(src).name, Path(dst).name, src_dir_fd=sfd, dst_dir_fd=dfd)
+        finally:
+            os.close(dfd)
+        return True
+    finally:
+        os.close(sfd)
+
+
+def regular_files(anchor: str | os.PathLike[str], folder: str | os.PathLike[str], *,
+                  limit: int = 10_000) -> Iterator[tuple[str, os.stat_result]]:
+    """Every regular file below ``folder`` (beneath ``anchor``) as (path relative to ``folder``,
+    its ``lstat``), walking no symlink, skipping hidden names, stopping after ``limit`` entries
+    seen. A missing or unsafe ``folder`` yields nothing."""
+    try:
+        top = open_dir(anchor, folder)
+    except OSError:
+        return
+    seen = 0
+    try:
+        for dirpath, dirnames, filenames, dfd in os.fwalk(".", dir_fd=top, follow_symlinks=False):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for name in filenames:
+                seen += 1
+                if seen > limit:
+                    return
+                if name.startswith("."):
+                    continue  # temp files of atomic writes, editor droppings
+                try:
+                    st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+                except OSError:
+                    continue  # removed while we walked: nothing to list
+                if stat.S_ISREG(st.st_mode):
+                    yield os.path.normpath(os.path.join(dirpath, name)), st
+    finally:
+        os.close(top)
