@@ -66,7 +66,7 @@ def _open_at(dir_fd: int, parts: tuple[str, ...], flags: int, mode: int) -> int:
             return fd
         err = ctypes.get_errno()
         if err not in (errno.ENOSYS, errno.EPERM) or _openat2 == [True]:  # EPERM: a seccomp filter
-            if err == errno.ELOOP or err == errno.EXDEV:
+            if err in (errno.ELOOP, errno.EXDEV) or _is_link(dir_fd, parts, err):
                 _refuse(os.path.join(*parts), "holds a symlink")
             raise OSError(err, os.strerror(err), os.path.join(*parts))
         _openat2[:] = [False]
@@ -85,9 +85,17 @@ def _step(fd: int, name: str, flags: int, mode: int) -> int:
     try:
         return os.open(name, flags, mode, dir_fd=fd)
     except OSError as e:
-        if e.errno == errno.ELOOP:  # O_NOFOLLOW met a symlink
+        if e.errno == errno.ELOOP or _is_link(fd, (name,), e.errno):  # O_NOFOLLOW met a symlink
             _refuse(name, "is a symlink")
         raise
+
+
+def _is_link(dir_fd: int, parts: tuple[str, ...], err: int) -> bool:
+    """Whether an ENOTDIR came from a symlink where a folder was wanted (for the error's words)."""
+    try:
+        return err == errno.ENOTDIR and stat.S_ISLNK(os.lstat(os.path.join(*parts), dir_fd=dir_fd).st_mode)
+    except OSError:
+        return False
 
 
 def _refuse(path: str, why: str) -> NoReturn:

@@ -7,6 +7,7 @@ landed). Every "main thread only" guard relies on one test, ``_is_main_thread``.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from pathlib import Path
@@ -187,7 +188,7 @@ def index_guard(workbench: Workbench) -> HookMatcher:
     async def hook(data: dict[str, Any], tool_use_id: str | None, context: Any) -> dict[str, Any]:
         raw = (data.get("tool_input") or {}).get("file_path")
         if isinstance(raw, str) and raw and is_within(_resolve(raw, data.get("cwd")), workbench.root):
-            workbench.refresh()
+            await asyncio.to_thread(workbench.refresh)  # disk work: never on the event loop
         return {}
 
     return HookMatcher(matcher="Write|Edit", hooks=[hook])

@@ -8,6 +8,7 @@ task brief.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from dataclasses import dataclass
@@ -15,6 +16,8 @@ from pathlib import Path
 
 from engine._beneath import open_dir, read_bytes, regular_files, write_text
 from engine._lang import words
+
+log = logging.getLogger(__name__)
 
 FOLDERS = ("scripts", "artifacts", "notes")
 INDEX_NAME = "INDEX.md"
@@ -142,7 +145,10 @@ class Workbench:
     def ensure(self) -> Workbench:
         """Create the root and its three folders, ignored by git (idempotent); returns self."""
         for name in FOLDERS:
-            os.close(open_dir(self.anchor, self.root / name, create=True))
+            try:
+                os.close(open_dir(self.anchor, self.root / name, create=True))
+            except OSError as exc:  # a link or file the agent put there: listed as empty, never followed
+                log.warning("workbench folder %s is not a plain folder (%s); it is left as it is", name, exc)
         ignore = self.root / ".gitignore"
         try:
             read_bytes(self.anchor, ignore, limit=1)

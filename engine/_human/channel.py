@@ -18,7 +18,7 @@ from claude_agent_sdk import create_sdk_mcp_server, tool
 
 from engine._human.amend import amend_text
 from engine._lang import words
-from engine._beneath import append_text, read_text, write_text
+from engine._beneath import UnsafePath, append_text, read_text, write_text
 from engine._human.texts import (  # noqa: F401  (re-exported: tests and front ends read them)
     ASK_DESCRIPTION,
     ASK_DESCRIPTION_PARKED,
@@ -194,13 +194,17 @@ class HumanChannel:
             return ""
         try:
             return read_text(self._anchor_of(self.log_path), self.log_path)
-        except FileNotFoundError:
+        except (FileNotFoundError, UnsafePath):
             return ""
 
     def _append_log(self, text: str) -> None:
         # the log lies in the agent's workbench: a link there would make the bot append elsewhere
-        if self.log_path is not None:
+        if self.log_path is None:
+            return
+        try:
             append_text(self._anchor_of(self.log_path), self.log_path, text)
+        except UnsafePath as exc:  # the question still reaches a person; only its record is skipped
+            log.warning("the Q&A log was not written: %s", exc)
 
     # -- the MCP tools --------------------------------------------------------------------
 
@@ -296,8 +300,8 @@ class HumanChannel:
         anchor = self._anchor_of(self.amend_path)
         try:
             old = read_text(anchor, self.amend_path)
-        except FileNotFoundError:
-            old = ""
+        except (FileNotFoundError, UnsafePath):
+            old = ""  # a link there is the agent's: replaced by the amended brief, never read
         new = amend_text(old, said, label=label)
         if new is None:
             return False

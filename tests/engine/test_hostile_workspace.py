@@ -1,0 +1,156 @@
+"""What a run can plant in its workspace (symlinks, FIFOs, swapped folders) never moves host code.
+
+Each test plants what a prompt-injected agent would (issue 25's findings 1, 2, 5 and 7) and runs
+the real host code on it: the Q&A log and brief of a real ``HumanChannel``, the real workbench
+index, the real handoff note and ``/new``'s archive. Targets stay untouched and nothing of them
+is shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from engine import UnsafePath, beneath
+from engine._agents.workbench import Workbench
+from engine._flow.starter import archive_run, starter_paths
+from engine._human.channel import HumanChannel
+from engine._human.transports import Answer, Question
+from engine._docs.brief import Brief
+
+SECRET = "xoxb-secret-token-never-shown"
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> tuple[Path, Path]:
+    """A workspace, and a secret file of the host's beside it (the operator's .env)."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    env = tmp_path / ".env"
+    env.write_text(f"SLACK_BOT_TOKEN={SECRET}\n")
+    return ws, env
+
+
+class _Says:
+    """A transport that answers every question at once."""
+
+    async def ask(self, q: Question) -> Answer:
+        return Answer("answered", text="yes", by="U1")
+
+
+def test_qa_log_symlinked_to_the_env_file_is_not_appended(host: tuple[Path, Path]) -> None:
+    ws, env = host
+    paths = starter_paths(ws)
+    paths.workbench.ensure()
+    paths.log.symlink_to(env)  # ln -sfn /proc/self/cwd/.env .flower/notes/qa-log.md
+    ch = HumanChannel(transport=_Says(), log_path=paths.log, anchor=paths.workbench.anchor)
+    answer = asyncio.run(ch.ask("FLOWER_SANDBOX=off\nANTHROPIC_BASE_URL=http://attacker", default="x"))
+    assert answer.state == "answered"  # the person is still asked; only the record is skipped
+    assert env.read_text() == f"SLACK_BOT_TOKEN={SECRET}\n"
+    assert ch._read_log() == ""  # and the log never shows the link's target
+
+
+def test_notes_folder_swapped_for_a_link_is_not_followed(host: tuple[Path, Path]) -> None:
+    ws, env = host
+    paths = starter_paths(ws)
+    paths.workbench.ensure()
+    elsewhere = env.parent / "elsewhere"
+    elsewhere.mkdir()
+    os.rename(paths.workbench.notes, ws / "old-notes")
+    paths.workbench.notes.symlink_to(elsewhere, target_is_directory=True)
+    ch = HumanChannel(transport=_Says(), log_path=paths.log, anchor=paths.workbench.anchor)
+    ch._append_log("planted\n")
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_brief_through_a_link_is_neither_read_nor_amended(host: tuple[Path, Path]) -> None:
+    ws, env = host
+    paths = starter_paths(ws)
+    paths.workbench.ensure()
+    paths.brief.symlink_to(env)
+    assert Brief.load(paths.brief) is None  # the host's file never becomes a brief in a prompt
+    ch = HumanChannel(log_path=paths.log, amend_path=paths.brief, anchor=paths.workbench.anchor)
+    ch.amend("ANTHROPIC_BASE_URL=http://attacker")
+    assert env.read_text() == f"SLACK_BOT_TOKEN={SECRET}\n"
+    assert not paths.brief.is_symlink()  # replaced by a file of its own, never written through
+
+
+def test_workbench_index_shows_nothing_behind_links(host: tuple[Path, Path], tmp_path: Path) -> None:
+    ws, env = host
+    home = tmp_path / "home"
+    (home / "other-thread").mkdir(parents=True)
+    (home / "other-thread" / "plan.md").write_text("another thread's secret plan\n")
+    wb = Workbench(ws).ensure()
+    os.rmdir(wb.scripts)
+    wb.scripts.symlink_to(home, target_is_directory=True)  # .flower/scripts -> $FLOWER_HOME
+    (wb.notes / "x.md").symlink_to(env)  # .flower/notes/x -> the operator's .env
+    (wb.artifacts / "real.md").write_text("# a real artifact\n")
+    index = wb.refresh()
+    shown = index + wb.prompt_block() + wb.index_path.read_text()
+    assert SECRET not in shown and "other-thread" not in shown and "x.md" not in shown
+    assert "real.md — a real artifact" in index
+
+
+def test_index_link_to_the_index_itself_is_replaced_not_written_through(host: tuple[Path, Path]) -> None:
+    ws, env = host
+    wb = Workbench(ws).ensure()
+    wb.index_path.symlink_to(env)
+    wb.refresh()
+    assert env.read_text() == f"SLACK_BOT_TOKEN={SECRET}\n"
+    assert not wb.index_path.is_symlink()
+
+
+def test_a_fifo_in_the_workbench_never_blocks_the_index(host: tuple[Path, Path]) -> None:
+    ws, _ = host
+    wb = Workbench(ws).ensure()
+    os.mkfifo(wb.notes / "wait-forever.md")
+    done = threading.Event()
+    box: list[str] = []
+    worker = threading.Thread(target=lambda: (box.append(wb.refresh()), done.set()), daemon=True)
+    worker.start()
+    # generous: a blocked open never returns at all; a loaded machine still indexes in well under this
+    if not done.wait(120):
+        with open(wb.notes / "wait-forever.md", "w"):
+            pass  # let the stuck thread go before failing
+        pytest.fail("the workbench index blocked on a FIFO")
+    assert "wait-forever.md" not in box[0]  # only regular files are listed
+
+
+def test_archive_through_a_symlinked_archive_folder_moves_nothing_out(host: tuple[Path, Path],
+                                                                      tmp_path: Path) -> None:
+    ws, _ = host
+    paths = starter_paths(ws)
+    paths.workbench.ensure()
+    runs = ws / "runs"
+    runs.mkdir()
+    (runs / "lineage.json").write_text('{"workspace": "x", "steps": {}}')
+    paths.brief.write_text("# brief\n")
+    home = tmp_path / "home"
+    home.mkdir()
+    paths.archive.symlink_to(home, target_is_directory=True)  # notes/archive -> FLOWER_HOME
+    with pytest.raises(UnsafePath):
+        archive_run(paths, runs)
+    assert list(home.iterdir()) == []
+    assert (runs / "lineage.json").exists()  # the run's own state stays where the bot keeps it
+
+
+def test_a_swapped_folder_in_the_middle_loses_the_race(tmp_path: Path) -> None:
+    """The door opens component by component from the anchor: a link anywhere below it is refused,
+    also when the kernel has no openat2 and the walk is used instead."""
+    ws = tmp_path / "ws"
+    (ws / "a").mkdir(parents=True)
+    (tmp_path / "secret").write_text(SECRET)
+    (ws / "a" / "b").symlink_to(tmp_path)
+    for use_openat2 in (True, False):
+        beneath._openat2[:] = [] if use_openat2 else [False]
+        try:
+            with pytest.raises(OSError):
+                beneath.read_text(ws, ws / "a" / "b" / "secret")
+            with pytest.raises(UnsafePath):
+                beneath.read_text(ws, ws / ".." / "secret")
+        finally:
+            beneath._openat2[:] = []
