@@ -27,6 +27,7 @@ from bot.forge.remote import ForgeRepo
 from bot.render.split import clip
 from bot.repos import git as g
 from bot.repos.bindings import Binding
+from bot.repos.worktrees import own_branch
 
 CREDENTIALS_DIR = ".push-credentials"  # under FLOWER_HOME: hidden from every run like the rest of it
 _USERNAMES = {"github": "x-access-token", "gitlab": "oauth2"}  # what each forge takes with a token as password
@@ -62,7 +63,7 @@ def push_branch(binding: Binding, branch: str, forge: ForgeRepo, token: str, hom
     Raises ``ForgeError("refused")`` naming git's reason (a protected branch, commits on the forge
     this thread lacks, no access) and ``RepoError`` when the branch is gone here.
     """
-    commit = branch_commit(binding, branch)
+    commit = branch_commit(binding, own_branch(branch))
     ref = f"refs/heads/{branch}"
     with _credentials(binding.remote_url, forge, token, home) as config:
         listed = g.run("ls-remote", "--heads", binding.remote_url, ref, cwd=binding.path, config=config)

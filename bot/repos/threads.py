@@ -7,18 +7,21 @@ Everything here is blocking git work: call it through ``asyncio.to_thread``.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from bot.repos.bindings import Binding, Bindings, fetch
+from bot.repos.git import RepoError
 from bot.repos.linked import checked_git_dir, common_dir
 from bot.store.records import ThreadKey
 from bot.repos.worktrees import Worktree, known_repos, open_worktree, remove_worktree, slugify, worktree_at
 from bot.runs.threads import run_dir
-from engine import StarterRun, starter_paths
+from engine import StarterRun, starter_paths, write_json_atomic
 
 REPO_DIR = "repo"
 FRESH_MARK = ".repo-fresh"  # in run_dir: the next run opens a new branch (``/new`` without words)
+OWNED_FILE = "worktree.json"  # in run_dir (the bot's, unreadable to the run): the branch and base it opened
 
 __all__ = ["REPO_DIR", "is_bound_thread", "mark_fresh", "open_for_thread", "thread_run", "thread_slug",
            "thread_worktree", "worktree_git"]
@@ -63,7 +66,9 @@ def thread_worktree(ws: Path) -> Worktree | None:
 
     Raises ``RepoError`` when its ``.git`` was changed (the fix: ``/new``).
     """
-    return worktree_at(ws / REPO_DIR, _repos(ws)) if _has_folder(ws) else None
+    if not _has_folder(ws):
+        return None
+    return worktree_at(ws / REPO_DIR, _repos(ws), owned=_owned(run_dir(ws)))
 
 
 def mark_fresh(ws: Path, run_dir: Path) -> None:
@@ -97,8 +102,21 @@ def open_for_thread(home: Path, key: ThreadKey, ws: Path, run_dir: Path, ask: st
     fetch(binding)
     wt = open_worktree(binding, thread_slug(ask, key.thread_ts), ws / REPO_DIR,
                        fresh=fresh or starter_paths(ws / REPO_DIR, isolate=True).workbench.root.exists())
+    write_json_atomic(run_dir / OWNED_FILE, {"branch": wt.branch, "base_commit": wt.base_commit})
     mark.unlink(missing_ok=True)
     return binding, wt
+
+
+def _owned(run_dir: Path) -> tuple[str, str] | None:
+    """The (branch, base commit) the bot recorded when it opened the thread's worktree."""
+    try:
+        data = json.loads((run_dir / OWNED_FILE).read_text(encoding="utf-8"))
+        return str(data["branch"]), str(data["base_commit"])
+    except FileNotFoundError:
+        return None  # a thread opened before the record existed: worktree_at checks its branch
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise RepoError(f"the bot's record of this thread's branch ({run_dir / OWNED_FILE}) cannot be read "
+                        f"({exc}). Start the thread over with /new.") from exc
 
 
 def _has_folder(ws: Path) -> bool:

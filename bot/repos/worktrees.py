@@ -32,7 +32,7 @@ BASE_FILE = "flower-base"  # in the worktree's private git folder: outside the d
 MAX_SUFFIX = 100
 _SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
-__all__ = ["BRANCH_PREFIX", "Result", "Worktree", "cleanup", "known_repos", "open_worktree", "push",
+__all__ = ["BRANCH_PREFIX", "Result", "Worktree", "cleanup", "known_repos", "open_worktree", "own_branch", "push",
            "remove_worktree", "slugify", "summary", "worktree_at"]
 
 
@@ -128,25 +128,39 @@ def known_repos(home: str | Path) -> list[Path]:
     return sorted(repos)
 
 
-def worktree_at(path: str | Path, repos: Iterable[Path]) -> Worktree:
+def worktree_at(path: str | Path, repos: Iterable[Path], *, owned: tuple[str, str] | None = None) -> Worktree:
     """The ``Worktree`` made by ``open_worktree`` at ``path`` in one of ``repos`` (after a restart).
 
     ``repos``: the repositories it may belong to (the bot passes ``known_repos(home)``); the one
-    whose worktree list holds ``path`` is its repository. Raises ``RepoError`` when ``path`` is
-    not such a worktree, ``WorktreeChangedError`` (a ``RepoError``) when its ``.git`` no longer
-    leads to that repository; git never runs in ``path`` before that check.
+    whose worktree list holds ``path`` is its repository. ``owned``: the (branch, base commit) the
+    bot recorded when it opened the worktree; the worktree's git folder is the agent's to write
+    (its ``HEAD`` can name ``main``), so only without a record are they read from there, and then
+    only a ``flower/`` branch is taken. Raises ``RepoError`` when ``path`` is not such a worktree,
+    ``WorktreeChangedError`` (a ``RepoError``) when its ``.git`` no longer leads to that
+    repository; git never runs in ``path`` before that check.
     """
     path = plain_path(path)
     repo = _holder(path, repos)
     if repo is None:
         raise _not_ours(path)
     git_dir = checked_git_dir(path, repo)
-    base = git_dir / BASE_FILE
-    if not base.is_file():
-        raise _not_ours(path)
-    branch = g.git("symbolic-ref", "--quiet", "--short", "HEAD", cwd=path, git_dir=git_dir,
-                   fix="The worktree is on a detached HEAD; check its branch out again.")
-    return Worktree(path, branch, base.read_text(encoding="utf-8").strip(), repo)
+    if owned is None:  # a thread opened before the bot kept its own record
+        base = git_dir / BASE_FILE
+        if not base.is_file():
+            raise _not_ours(path)
+        branch = g.git("symbolic-ref", "--quiet", "--short", "HEAD", cwd=path, git_dir=git_dir,
+                       fix="The worktree is on a detached HEAD; check its branch out again.")
+        owned = (branch, base.read_text(encoding="utf-8").strip())
+    return Worktree(path, own_branch(owned[0]), owned[1], repo)
+
+
+def own_branch(branch: str) -> str:
+    """``branch`` when it is a thread's own ``flower/…`` branch; else ``RepoError``: the bot pushes,
+    diffs and opens pull requests for nothing else (never the base branch an agent pointed at)."""
+    if not branch.startswith(BRANCH_PREFIX) or not g.valid_branch_name(branch):
+        raise RepoError(f"branch {branch!r} is not a thread's {BRANCH_PREFIX}… branch, so the bot will not push "
+                        "or show it. Start the thread over with /new for a fresh branch.")
+    return branch
 
 
 def remove_worktree(path: str | Path, repos: Iterable[Path], *, force: bool = False) -> None:
@@ -195,6 +209,9 @@ def push(binding: Binding, worktree: Worktree, branch: str) -> tuple[str, str]:
     the repository's only remote. Raises ``RepoError`` when the branch is gone, the repository has
     no remote (or several and no ``origin``) or the push fails.
     """
+    own_branch(branch)
+    if branch != worktree.branch:
+        raise RepoError(f"{branch} is not this thread's branch ({worktree.branch}), so it is not pushed.")
     names = g.remotes(binding.path)
     if "origin" in names or len(names) == 1:
         remote = "origin" if "origin" in names else names[0]

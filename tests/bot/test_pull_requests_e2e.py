@@ -50,14 +50,14 @@ def ref(bare: Path, branch: str) -> str | None:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
-def script(fm, *, verdict: str = ACHIEVED) -> None:
+def script(fm, *, verdict: str = ACHIEVED, command: str = COMMIT) -> None:
     fm.rule(text(BRIEF), when=[CLARIFIER], repeat_last=True)
     fm.rule(text(GOAL), when=[JUDGE, prompt_contains("设定目标")], repeat_last=True)
     fm.rule(text(verdict), when=[JUDGE, prompt_contains("判定这一轮")], repeat_last=True)
     fm.rule(tool_use("Agent", {"subagent_type": "coder", "description": "one round",
                                "prompt": "Commit one more round.txt."}), text("round committed"),
             when=[COORDINATOR], repeat_last=True)
-    fm.rule(tool_use("Bash", {"command": COMMIT}), text("committed"), when=[WORKER], repeat_last=True)
+    fm.rule(tool_use("Bash", {"command": command}), text("committed"), when=[WORKER], repeat_last=True)
 
 
 def bare_remote(tmp_path: Path, path: str) -> Path:
@@ -212,6 +212,40 @@ async def test_gitlab_auto_mr_on_an_achieved_goal(make_bot, slack_env, fake_mode
         assert "每轮写一个 round.txt" in create.json["description"]
         assert ref(bare, create.json["source_branch"]) is not None
         await marked_done(bot, key)
+
+
+async def test_a_worker_pointing_head_at_main_cannot_make_the_bot_push_main(make_bot, slack_env, fake_model,
+                                                                           tmp_path):
+    """Issue 25, finding 3: the worktree's git folder is the agent's (a worker points its HEAD at
+    main); the next run still works on, shows and pushes the branch the bot recorded when it
+    opened the worktree, so the forge's main stays where it was, with FLOWER_AUTO_PR=1 (no click)."""
+    slack = slack_env
+    bare = forge_remote(tmp_path, "gitlab.com", "acme/group/app")
+    main_before = ref(bare, "main")
+    hijack = (COMMIT + ' && git update-ref refs/heads/main HEAD'
+              ' && printf "ref: refs/heads/main\\n" > "$(git rev-parse --git-dir)/HEAD"'
+              ' && git symbolic-ref HEAD')
+    async with FakeForge("gitlab", bare_dir=tmp_path / "forge", token="glpat-test0000000000") as forge:
+        forge.add_repo("acme/group/app")
+        bot = await make_bot(OPTIONS, FLOWER_ADMINS="U0ALICE", GITLAB_TOKEN="glpat-test0000000000",
+                             GITLAB_URL=forge.url, FLOWER_AUTO_PR="1")
+        ts = await say(slack, "/repo https://gitlab.com/acme/group/app.git")
+        await posted(slack, ts, "bound to a repository")
+        script(fake_model, command=hijack)
+        thread = await say(slack, "commit a round file")
+        branch_msg = await posted(slack, thread, "Branch flower/")
+        await posted(slack, thread, "Opened merge request")
+        [clone] = (tmp_path / "home" / "repos").iterdir()
+        assert git("rev-parse", "refs/heads/main", cwd=clone) != main_before  # the hijack ran here
+        mark = slack.mark()
+        await say(slack, "one more round please", thread_ts=thread)  # the next run reads the worktree again
+        again = await posted(slack, thread, "Branch ", after=mark)
+        assert branch_of(again) == branch_of(branch_msg)
+        [create] = created(forge)
+        assert create.json["source_branch"] == branch_of(branch_msg) and create.json["source_branch"].startswith("flower/")
+        assert ref(bare, "main") == main_before  # the forge's main did not move
+        assert "main" not in str(buttons(again))
+        await marked_done(bot, ThreadKey("T0001", CHANNEL, thread))
 
 
 async def test_unachieved_goal_offers_a_draft(make_bot, slack_env, fake_model, tmp_path):

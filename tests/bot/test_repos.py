@@ -217,8 +217,11 @@ def test_push_pushes_the_branch_it_names_when_the_worktree_moved_elsewhere(bindi
     assert sh("rev-parse", "refs/heads/flower/feature", cwd=remote) == head
     assert sh("rev-parse", "refs/heads/main", cwd=remote) == wt.base_commit
     assert "elsewhere" not in sh("branch", "--list", cwd=remote)
-    with pytest.raises(RepoError, match="flower/gone is gone"):
+    with pytest.raises(RepoError, match="not this thread's branch"):
         push(binding, wt, "flower/gone")
+    with pytest.raises(RepoError, match="is not a thread's flower/"):
+        push(binding, wt, "main")
+    assert sh("rev-parse", "refs/heads/main", cwd=remote) == wt.base_commit
 
 
 def test_push_without_remote_is_refused(home, tmp_path):
