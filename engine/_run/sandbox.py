@@ -31,6 +31,10 @@ _WRITERS = {"Write", "Edit", "MultiEdit", "NotebookEdit"}
 _PATH_KEYS = ("file_path", "notebook_path", "path")
 _GLOB_CHARS = set("*?[{")
 
+LINK_TEXT = (
+    "{tool} refused: {path} goes through the symbolic link {link} inside the workspace. File tools "
+    "take real paths only here; use the path the link points to, if it is inside the workspace."
+)
 FENCE_TEXT = (
     "{tool} refused: {path} is outside what this run may {verb}. Work inside the workspace "
     "{workspace}; other threads, the bot's files and its secrets are not reachable from here."
@@ -120,7 +124,14 @@ def fence_guard(fence: Sandbox, workspace: Path) -> HookMatcher:
         tool = data.get("tool_name", "")
         cwd = Path(data.get("cwd") or workspace)
         writes = tool in _WRITERS
-        for path in _paths(tool, data.get("tool_input") or {}, cwd):
+        given = data.get("tool_input") or {}
+        # a link inside the workspace could be swapped between this check and the CLI's open
+        link = next((ln for p in _paths(tool, given, cwd, resolve=False) if (ln := _link_in(p, workspace))), None)
+        if link is not None:
+            reason = LINK_TEXT.format(tool=tool, path=_paths(tool, given, cwd, resolve=False)[0], link=link)
+            return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                           "permissionDecisionReason": reason}}
+        for path in _paths(tool, given, cwd):
             if not (fence.may_write(path) if writes else fence.may_read(path)):
                 reason = FENCE_TEXT.format(tool=tool, path=path, verb="write" if writes else "read",
                                            workspace=workspace)
@@ -132,7 +143,21 @@ def fence_guard(fence: Sandbox, workspace: Path) -> HookMatcher:
     return HookMatcher(matcher=FILE_TOOLS, hooks=[hook])
 
 
-def _paths(tool: str, given: dict[str, Any], cwd: Path) -> list[Path]:
+def _link_in(path: Path, workspace: Path) -> Path | None:
+    """The first symbolic link among ``path``'s components below ``workspace`` (as written, not
+    resolved), or None; a path outside the workspace is the fence's to judge."""
+    root = Path(os.path.abspath(workspace))
+    p = Path(os.path.abspath(path))
+    if p != root and root not in p.parents:
+        return None
+    for part in p.relative_to(root).parts:
+        root = root / part
+        if root.is_symlink():
+            return root
+    return None
+
+
+def _paths(tool: str, given: dict[str, Any], cwd: Path, *, resolve: bool = True) -> list[Path]:
     """The paths a file tool call touches: its path argument, or for a search its root and the
     fixed start of its pattern (``../../other/**`` searches ``../../other``)."""
     found = [cwd / str(given[key]) for key in _PATH_KEYS if isinstance(given.get(key), str) and given[key]]
@@ -147,5 +172,5 @@ def _paths(tool: str, given: dict[str, Any], cwd: Path) -> list[Path]:
             fixed.append(part)
         base = found[0] if found else cwd
         found.append(base.joinpath(*fixed) if fixed else base)
-    return [_real(p) for p in found]
+    return [_real(p) for p in found] if resolve else [Path(os.path.abspath(os.path.expanduser(p))) for p in found]
 

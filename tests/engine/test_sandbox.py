@@ -78,11 +78,30 @@ async def test_file_tools_are_fenced_too_and_symlinks_do_not_leak(fake_model, ho
         ("Write", {"file_path": "notes.txt", "content": "mine"}),
         ("Read", {"file_path": "notes.txt"}),
     )
+    assert "goes through the symbolic link" in shown[1]  # a link inside the workspace: refused as a link
     for refused in shown[:6]:
-        assert "refused" in refused and "outside what this run may" in refused, refused
+        assert "refused" in refused and ("outside what this run may" in refused or "symbolic link" in refused), refused
         assert "OTHER-THREAD-SECRET" not in refused and "BOT-DB-CONTENT" not in refused
     assert not (other / "planted.txt").exists()
     assert (ws / "notes.txt").read_text() == "mine" and "mine" in shown[7]
+
+
+async def test_file_tools_take_no_path_through_a_link_in_the_workspace(fake_model, home):
+    """A link to a folder inside the workspace is refused too, even when it points back inside:
+    the fence would check the target while the CLI opens whatever the link names a moment later."""
+    ws = home / "workspaces" / "mine"
+    (ws / "real").mkdir()
+    (ws / "real" / "a.txt").write_text("inside")
+    (ws / "dir-link").symlink_to(ws / "real", target_is_directory=True)
+    ws, shown = await _run(
+        fake_model, home,
+        ("Read", {"file_path": "dir-link/a.txt"}),
+        ("Write", {"file_path": str(ws / "dir-link" / "b.txt"), "content": "x"}),
+        ("Read", {"file_path": "real/a.txt"}),
+    )
+    assert "goes through the symbolic link" in shown[0] and "inside" not in shown[0].split("refused")[0]
+    assert "goes through the symbolic link" in shown[1] and not (ws / "real" / "b.txt").exists()
+    assert "inside" in shown[2]
 
 
 async def test_the_model_key_reaches_the_model_but_not_the_commands(fake_model, home):
