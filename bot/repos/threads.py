@@ -17,7 +17,7 @@ from bot.repos.linked import checked_git_dir, common_dir
 from bot.store.records import ThreadKey
 from bot.repos.worktrees import Worktree, known_repos, open_worktree, remove_worktree, slugify, worktree_at
 from bot.runs.threads import run_dir
-from engine import StarterRun, starter_paths, write_json_atomic
+from engine import StarterRun, beneath, starter_paths, write_json_atomic
 
 REPO_DIR = "repo"
 FRESH_MARK = ".repo-fresh"  # in run_dir: the next run opens a new branch (``/new`` without words)
@@ -51,8 +51,34 @@ def thread_run(ws: Path, **options: Any) -> StarterRun:
     the thread's worktree already keeps threads apart.
     """
     bound = is_bound_thread(ws)
+    if bound and "env" in options:
+        options["env"] = _excluding_placeholders(ws, options["env"])
     return StarterRun(ws / REPO_DIR if bound else ws, run_dir=run_dir(ws), isolate=bound,
                       shared_worktree=bound, **options)
+
+
+# What Claude Code's sandbox mounts over protected names missing from the working folder (measured with
+# CLI 2.1.332; upstream claude-code #78419): `git add -A` aborts on them ("can only add regular files")
+# and `git status` lists them, so a bound thread's commands get them as excludes (root only).
+PLACEHOLDERS = (".bash_profile", ".bashrc", ".claude/agents", ".claude/commands", ".claude/hooks",
+                ".claude/launch.json", ".claude/loop.md", ".claude/output-styles", ".claude/routines",
+                ".claude/scheduled_tasks.json", ".claude/settings.json", ".claude/settings.local.json",
+                ".claude/skills", ".claude/workflows", ".gitconfig", ".gitmodules", ".idea", ".mcp.json",
+                ".profile", ".ripgreprc", ".vscode", ".zprofile", ".zshrc")
+EXCLUDE_FILE = ".git-exclude"  # in the workbench beside the worktree: readable by commands, outside the branch
+
+
+def _excluding_placeholders(ws: Path, env: dict[str, str] | None) -> dict[str, str]:
+    """``env`` plus git's ``core.excludesFile`` naming the placeholders, through ``GIT_CONFIG_*``
+    (after any the environment already has; the sandbox appends its own after these)."""
+    wb = starter_paths(ws / REPO_DIR, isolate=True).workbench
+    path = wb.root / EXCLUDE_FILE
+    beneath.write_text(wb.anchor, path, "".join(f"/{name}\n" for name in PLACEHOLDERS))
+    env = dict(env or {})
+    n = int(env.get("GIT_CONFIG_COUNT", "0") or 0)
+    env.update({f"GIT_CONFIG_KEY_{n}": "core.excludesFile", f"GIT_CONFIG_VALUE_{n}": str(path),
+                "GIT_CONFIG_COUNT": str(n + 1)})
+    return env
 
 
 def worktree_git(binding: Binding, worktree: Worktree) -> tuple[Path, Path]:
