@@ -8,6 +8,7 @@ thread never shows two status lines for one run. While a question waits, the lin
 from __future__ import annotations
 
 import asyncio
+import math
 import logging
 import time
 
@@ -60,7 +61,9 @@ class StatusFeed:
     async def follow(self, events: asyncio.Queue[Event | None]) -> None:
         """Fold events into notices (posted in order) and the status line (edited, throttled) until None."""
         self._events = events
-        last_edit, dirty, n = 0.0, False, 0
+        # -inf, not 0: monotonic time counts from boot, so on a machine up for less than every_s a
+        # 0 made the first edit wait a whole period (a fresh machine's make test waited 240 s for it)
+        last_edit, dirty, n = -math.inf, False, 0
         while True:
             try:  # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a cancel
                 async with asyncio.timeout(self.every_s or None):

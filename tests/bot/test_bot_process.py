@@ -14,6 +14,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from contextlib import closing
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.testing.fake_slack import DEFAULT_TIMEOUT
 from bot.config import load_config
+from bot.runs import status_feed
 from bot.runs.jobs import BotOptions
 from bot.main import start_bot
 from bot.slack.outbox import NOTICE_EVENT, Outbox
@@ -291,9 +293,13 @@ async def test_words_said_while_queued_survive_a_sigkill(bot_process, slack_env,
 
 
 async def test_words_said_while_a_run_ends_start_the_next_run(slack_env, fake_model, tmp_path, monkeypatch):
-    """In process: a reply landing after the flow returned, before the run's task is over, is not lost."""
+    """In process: a reply landing after the flow returned, before the run's task is over, is not lost.
+
+    On a machine up for seconds (a fresh CI machine): monotonic time starts near 0 there, and the
+    status feed once waited a whole status_every_s for its first edit (this test's 240 s wait)."""
     slack = slack_env
     monkeypatch.setenv("FLOWER_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(status_feed, "time", _JustBooted())
     held = hold()
     fake_model.rule(text(BRIEF), when=CLARIFIER)
     fake_model.rule(text(GOAL), when=[JUDGE, prompt_contains("设定目标")], sequence="call", repeat_last=True)
@@ -323,6 +329,19 @@ async def test_words_said_while_a_run_ends_start_the_next_run(slack_env, fake_mo
         assert woke and "顺便加一个 bye.txt" in woke[0].prompt
     finally:
         await bot.close()
+
+
+class _JustBooted:
+    """The ``time`` module of a machine booted 5 s ago: ``monotonic()`` starts near 0."""
+
+    def __init__(self) -> None:
+        self._zero = time.monotonic() - 5.0
+
+    def monotonic(self) -> float:
+        return time.monotonic() - self._zero
+
+    def __getattr__(self, name: str):
+        return getattr(time, name)
 
 
 def _clis_of(config_dir: str) -> list[int]:
