@@ -8,10 +8,13 @@ sandbox that fences an untrusted workspace in (``sandbox``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import stat
+import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from claude_agent_sdk import ClaudeAgentOptions
@@ -21,6 +24,7 @@ from engine._agents.guard import merge_hooks, whitelist_guard, workbench_hooks
 from engine._agents.spec import AgentSpec, build_options
 from engine._agents.workbench import Workbench
 from engine._run.launcher import key_helper, launch, private_folder
+from engine._errors import FlowerError
 from engine._run.sandbox import Sandbox, fence_guard, sandbox_settings
 
 
@@ -79,8 +83,30 @@ def attempt_options(setting: Setting, spec: AgentSpec, session: str | None, fork
         helper = key_helper(env)  # the model key reaches the CLI, never its commands' environment
         if helper is not None:
             opts.settings = json.dumps({"apiKeyHelper": helper})
+        tmp = str(_run_temp(Path(os.path.realpath(setting.workspace))))
+        env["CLAUDE_CODE_TMPDIR"] = env["TMPDIR"] = tmp
     launch(opts, env, own_group=setting.own_group)
     return opts
+
+
+def _run_temp(workspace: Path) -> Path:
+    """This workspace's own temp folder for its CLI and commands: ``<tmp>/flower-runs-<uid>/<id>``,
+    0700. With the one ``/tmp/claude-<uid>`` every run shared, a run read and appended to another
+    thread's background-command output, which that thread's agent then read as its own tool
+    result. The fence hides the parent from every run and opens only the run's own folder. Short on
+    purpose: the sandbox's proxy sockets live there (a unix socket path holds 107 bytes)."""
+    parent = Path(tempfile.gettempdir()) / f"flower-runs-{os.getuid()}"
+    try:
+        parent.mkdir(mode=0o700)
+    except FileExistsError:
+        pass  # made by an earlier run: checked below like a new one
+    st = os.lstat(parent)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+        raise FlowerError(f"{parent} is not a private folder of this user (a link, another owner, or open to "
+                          "others); remove it so each run gets its own temp folder there.")
+    path = parent / hashlib.sha256(str(workspace).encode()).hexdigest()[:16]
+    path.mkdir(mode=0o700, exist_ok=True)
+    return path
 
 
 def _fence(setting: Setting, wb: Workbench | None) -> Sandbox:
@@ -91,5 +117,10 @@ def _fence(setting: Setting, wb: Workbench | None) -> Sandbox:
     home = Path(env.get("HOME") or Path.home())
     config = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
     private = [setting.run_dir, private_folder(), config, home / ".claude.json"]
-    shared = [wb.root] if wb is not None and wb.external else []
-    return setting.sandbox.around(setting.workspace, private=private, shared=shared)  # type: ignore[union-attr]
+    own_temp = _run_temp(Path(os.path.realpath(setting.workspace)))
+    shared = [*([wb.root] if wb is not None and wb.external else []), own_temp]
+    fence = setting.sandbox.around(setting.workspace, private=private, shared=shared)  # type: ignore[union-attr]
+    # every run's temp and the CLI's old shared one are hidden (a deny on writes too would close the
+    # run's own folder inside them: measured, the sandbox mounts a denied folder over an allowed one)
+    others = (own_temp.parent, Path(tempfile.gettempdir()) / f"claude-{os.getuid()}")
+    return replace(fence, deny_read=(*fence.deny_read, *others))

@@ -104,6 +104,24 @@ async def test_file_tools_take_no_path_through_a_link_in_the_workspace(fake_mode
     assert "inside" in shown[2]
 
 
+async def test_each_workspace_has_its_own_temp_folder(fake_model, home):
+    """Issue 25, finding 6: the CLI and its commands use a 0700 temp folder of the workspace's own,
+    not the one /tmp/claude-<uid> every run shared; another run's temp is neither read nor written."""
+    from engine._run.options import _run_temp  # the folder another workspace's run gets
+    other_tmp = _run_temp(Path(os.path.realpath(home / "workspaces" / "other")))
+    (other_tmp / "task.output").write_text("OTHER-THREAD-OUTPUT")
+    ws, shown = await _run(fake_model, home, ("Bash", {"command": (
+        f'echo "tmp=$TMPDIR"; echo mine > "$TMPDIR/mine.txt"; cat {other_tmp}/task.output; '
+        f'echo planted >> {other_tmp}/task.output; ls /tmp/claude-{os.getuid()}/; true')}))
+    own = _run_temp(Path(os.path.realpath(ws)))
+    cli_tmp = own / f"claude-{os.getuid()}"  # the CLI gives its commands a folder inside CLAUDE_CODE_TMPDIR
+    assert f"tmp={cli_tmp}" in shown[0] and (cli_tmp / "mine.txt").read_text() == "mine\n"
+    assert own.stat().st_mode & 0o777 == 0o700 and own != other_tmp
+    assert "No such file or directory" in shown[0]  # the shared /tmp/claude-<uid> and the other run's: hidden
+    assert "OTHER-THREAD-OUTPUT" not in shown[0]
+    assert (other_tmp / "task.output").read_text() == "OTHER-THREAD-OUTPUT"
+
+
 async def test_the_model_key_reaches_the_model_but_not_the_commands(fake_model, home):
     ws, shown = await _run(fake_model, home, ("Bash", {"command": "env > seen-env.txt; ls -A ~ > home.txt"}))
     seen = (ws / "seen-env.txt").read_text()
