@@ -103,7 +103,9 @@ def _refuse(path: str, why: str) -> NoReturn:
 
 
 def _anchor_fd(anchor: str | os.PathLike[str]) -> int:
-    return os.open(anchor, _DIR)
+    # the anchor is the host's own folder (it may be reached through the operator's links): only
+    # what lies below it is the run's
+    return os.open(anchor, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
 
 
 def open_dir(anchor: str | os.PathLike[str], path: str | os.PathLike[str], *, create: bool = False) -> int:
@@ -113,7 +115,7 @@ def open_dir(anchor: str | os.PathLike[str], path: str | os.PathLike[str], *, cr
     top = _anchor_fd(anchor)
     try:
         fd = os.dup(top)
-        for i, part in enumerate(parts):
+        for part in parts:
             try:
                 nxt = _open_at(fd, (part,), _DIR, 0)
             except FileNotFoundError:

@@ -7,10 +7,10 @@ Public (``engine``) for hosts too: the bot writes its bindings and saved questio
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from engine._beneath import write_text
 
 
 def keep_out_of_git(folder: str | Path) -> None:
@@ -25,19 +25,7 @@ def write_text_atomic(path: str | Path, text: str) -> None:
     """Replace ``path`` with ``text`` atomically; creates the parent folder. Raises OSError."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass  # the temp file is already gone; the original error is what matters
-        raise
+    write_text(path.parent, path, text)  # the caller trusts the folder: beneath it, the one atomic write
 
 
 def write_json_atomic(path: str | Path, data: Any) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from bot.repos.bindings import Binding, Bindings, fetch
@@ -51,7 +52,7 @@ def thread_run(ws: Path, **options: Any) -> StarterRun:
     the thread's worktree already keeps threads apart.
     """
     bound = is_bound_thread(ws)
-    if bound and "env" in options:
+    if bound and options.get("env") is not None:
         options["env"] = _excluding_placeholders(ws, options["env"])
     return StarterRun(ws / REPO_DIR if bound else ws, run_dir=run_dir(ws), isolate=bound,
                       shared_worktree=bound, **options)
@@ -68,13 +69,13 @@ PLACEHOLDERS = (".bash_profile", ".bashrc", ".claude/agents", ".claude/commands"
 EXCLUDE_FILE = ".git-exclude"  # in the workbench beside the worktree: readable by commands, outside the branch
 
 
-def _excluding_placeholders(ws: Path, env: dict[str, str] | None) -> dict[str, str]:
+def _excluding_placeholders(ws: Path, env: Mapping[str, str]) -> dict[str, str]:
     """``env`` plus git's ``core.excludesFile`` naming the placeholders, through ``GIT_CONFIG_*``
     (after any the environment already has; the sandbox appends its own after these)."""
     wb = starter_paths(ws / REPO_DIR, isolate=True).workbench
     path = wb.root / EXCLUDE_FILE
     beneath.write_text(wb.anchor, path, "".join(f"/{name}\n" for name in PLACEHOLDERS))
-    env = dict(env or {})
+    env = dict(env)
     n = int(env.get("GIT_CONFIG_COUNT", "0") or 0)
     env.update({f"GIT_CONFIG_KEY_{n}": "core.excludesFile", f"GIT_CONFIG_VALUE_{n}": str(path),
                 "GIT_CONFIG_COUNT": str(n + 1)})

@@ -209,7 +209,7 @@ def push(binding: Binding, worktree: Worktree, branch: str) -> tuple[str, str]:
     the repository's only remote. Raises ``RepoError`` when the branch is gone, the repository has
     no remote (or several and no ``origin``) or the push fails.
     """
-    own_branch(branch)
+    own_branch(branch)  # a base branch is named as such, before "not this thread's"
     if branch != worktree.branch:
         raise RepoError(f"{branch} is not this thread's branch ({worktree.branch}), so it is not pushed.")
     names = g.remotes(binding.path)

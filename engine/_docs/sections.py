@@ -227,7 +227,7 @@ class MarkdownFile:
         The documents live in the agent's workbench, so the path is followed beneath ``anchor``
         without any symlink (default: the folder above the file's folder, which is the workbench
         root's parent for the brief and the goal)."""
-        write_text(_anchor(path, anchor), path, self.to_markdown())
+        write_text(_anchor(path, anchor, create=True), path, self.to_markdown())
         self.path = Path(path)
         return self
 
@@ -245,11 +245,12 @@ class MarkdownFile:
         return doc
 
 
-def _anchor(path: str | Path, anchor: str | Path | None) -> Path:
+def _anchor(path: str | Path, anchor: str | Path | None, *, create: bool = False) -> Path:
     if anchor is not None:
         return Path(anchor)
     top = Path(os.path.abspath(path)).parent.parent
-    top.mkdir(parents=True, exist_ok=True)  # a file of its own (not a workbench's): made as before
+    if create:
+        top.mkdir(parents=True, exist_ok=True)  # a file of its own (not a workbench's): made as before
     return top
 
 

@@ -183,10 +183,11 @@ class HumanChannel:
 
     # -- the Q&A log ----------------------------------------------------------------------
 
-    def _anchor_of(self, path: str | Path) -> Path:
+    def _anchor_of(self, path: str | Path, *, create: bool = False) -> Path:
         if self.anchor is not None:
             return Path(self.anchor)
-        Path(path).parent.mkdir(parents=True, exist_ok=True)  # no anchor: the caller trusts the folder
+        if create:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)  # no anchor: the caller trusts the folder
         return Path(path).parent
 
     def _read_log(self) -> str:
@@ -202,7 +203,7 @@ class HumanChannel:
         if self.log_path is None:
             return
         try:
-            append_text(self._anchor_of(self.log_path), self.log_path, text)
+            append_text(self._anchor_of(self.log_path, create=True), self.log_path, text)
         except UnsafePath as exc:  # the question still reaches a person; only its record is skipped
             log.warning("the Q&A log was not written: %s", exc)
 
@@ -297,7 +298,7 @@ class HumanChannel:
                 f"HumanChannel.amend({said!r}) needs amend_path, the brief file to append to; "
                 "construct the channel with amend_path=<brief path> (starter_flow passes the brief's path)."
             )
-        anchor = self._anchor_of(self.amend_path)
+        anchor = self._anchor_of(self.amend_path, create=True)
         try:
             old = read_text(anchor, self.amend_path)
         except (FileNotFoundError, UnsafePath):

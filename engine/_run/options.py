@@ -64,9 +64,10 @@ def attempt_options(setting: Setting, spec: AgentSpec, session: str | None, fork
         prelude=wb.prompt_block() if wb is not None else "",
         add_dirs=[str(wb.root)] if wb is not None and wb.external else None,
     )
-    fence = None
+    fence = temp = None
     if setting.sandbox is not None:
-        fence = _fence(setting, wb)
+        temp = _run_temp(Path(os.path.realpath(setting.workspace)))
+        fence = _fence(setting, wb, temp)
         opts.sandbox = sandbox_settings(fence)  # type: ignore[assignment]
         opts.setting_sources = []  # a workspace's .claude/settings.json may declare hooks: none loaded
     opts.hooks = merge_hooks(
@@ -83,8 +84,7 @@ def attempt_options(setting: Setting, spec: AgentSpec, session: str | None, fork
         helper = key_helper(env)  # the model key reaches the CLI, never its commands' environment
         if helper is not None:
             opts.settings = json.dumps({"apiKeyHelper": helper})
-        tmp = str(_run_temp(Path(os.path.realpath(setting.workspace))))
-        env["CLAUDE_CODE_TMPDIR"] = env["TMPDIR"] = tmp
+        env["CLAUDE_CODE_TMPDIR"] = env["TMPDIR"] = str(temp)
     launch(opts, env, own_group=setting.own_group)
     return opts
 
@@ -109,18 +109,17 @@ def _run_temp(workspace: Path) -> Path:
     return path
 
 
-def _fence(setting: Setting, wb: Workbench | None) -> Sandbox:
+def _fence(setting: Setting, wb: Workbench | None, temp: Path) -> Sandbox:
     """The setting's sandbox around its workspace: the run's own state, the launcher's private
-    folder (the key file) and the CLI's config folder (every session's transcript) hidden; an
-    outside workbench open."""
+    folder (the key file), the CLI's config folder (every session's transcript) and every other
+    run's temp hidden; an outside workbench and the run's own ``temp`` open."""
     env = os.environ if setting.env is None else setting.env
     home = Path(env.get("HOME") or Path.home())
     config = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
     private = [setting.run_dir, private_folder(), config, home / ".claude.json"]
-    own_temp = _run_temp(Path(os.path.realpath(setting.workspace)))
-    shared = [*([wb.root] if wb is not None and wb.external else []), own_temp]
+    shared = [*([wb.root] if wb is not None and wb.external else []), temp]
     fence = setting.sandbox.around(setting.workspace, private=private, shared=shared)  # type: ignore[union-attr]
     # every run's temp and the CLI's old shared one are hidden (a deny on writes too would close the
     # run's own folder inside them: measured, the sandbox mounts a denied folder over an allowed one)
-    others = (own_temp.parent, Path(tempfile.gettempdir()) / f"claude-{os.getuid()}")
+    others = (temp.parent, Path(tempfile.gettempdir()) / f"claude-{os.getuid()}")
     return replace(fence, deny_read=(*fence.deny_read, *others))

@@ -124,14 +124,14 @@ def fence_guard(fence: Sandbox, workspace: Path) -> HookMatcher:
         tool = data.get("tool_name", "")
         cwd = Path(data.get("cwd") or workspace)
         writes = tool in _WRITERS
-        given = data.get("tool_input") or {}
+        written = _paths(tool, data.get("tool_input") or {}, cwd)
         # a link inside the workspace could be swapped between this check and the CLI's open
-        link = next((ln for p in _paths(tool, given, cwd, resolve=False) if (ln := _link_in(p, workspace))), None)
-        if link is not None:
-            reason = LINK_TEXT.format(tool=tool, path=_paths(tool, given, cwd, resolve=False)[0], link=link)
-            return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                           "permissionDecisionReason": reason}}
-        for path in _paths(tool, given, cwd):
+        for path in written:
+            if (link := _link_in(path, workspace)) is not None:
+                reason = LINK_TEXT.format(tool=tool, path=path, link=link)
+                return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                               "permissionDecisionReason": reason}}
+        for path in map(_real, written):
             if not (fence.may_write(path) if writes else fence.may_read(path)):
                 reason = FENCE_TEXT.format(tool=tool, path=path, verb="write" if writes else "read",
                                            workspace=workspace)
@@ -157,9 +157,10 @@ def _link_in(path: Path, workspace: Path) -> Path | None:
     return None
 
 
-def _paths(tool: str, given: dict[str, Any], cwd: Path, *, resolve: bool = True) -> list[Path]:
-    """The paths a file tool call touches: its path argument, or for a search its root and the
-    fixed start of its pattern (``../../other/**`` searches ``../../other``)."""
+def _paths(tool: str, given: dict[str, Any], cwd: Path) -> list[Path]:
+    """The paths a file tool call touches, absolute but as written (links not resolved): its path
+    argument, or for a search its root and the fixed start of its pattern (``../../other/**``
+    searches ``../../other``)."""
     found = [cwd / str(given[key]) for key in _PATH_KEYS if isinstance(given.get(key), str) and given[key]]
     if tool in ("Glob", "Grep", "LS") and not found:
         found.append(cwd)
@@ -172,5 +173,5 @@ def _paths(tool: str, given: dict[str, Any], cwd: Path, *, resolve: bool = True)
             fixed.append(part)
         base = found[0] if found else cwd
         found.append(base.joinpath(*fixed) if fixed else base)
-    return [_real(p) for p in found] if resolve else [Path(os.path.abspath(os.path.expanduser(p))) for p in found]
+    return [Path(os.path.abspath(os.path.expanduser(p))) for p in found]
 

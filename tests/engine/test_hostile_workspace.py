@@ -138,9 +138,9 @@ def test_archive_through_a_symlinked_archive_folder_moves_nothing_out(host: tupl
     assert (runs / "lineage.json").exists()  # the run's own state stays where the bot keeps it
 
 
-def test_a_swapped_folder_in_the_middle_loses_the_race(tmp_path: Path) -> None:
-    """The door opens component by component from the anchor: a link anywhere below it is refused,
-    also when the kernel has no openat2 and the walk is used instead."""
+def test_a_link_in_the_middle_or_a_dotdot_is_refused(tmp_path: Path) -> None:
+    """A link anywhere below the anchor is refused, and so is ``..``, with openat2 and also when the
+    kernel has none and the component walk is used instead."""
     ws = tmp_path / "ws"
     (ws / "a").mkdir(parents=True)
     (tmp_path / "secret").write_text(SECRET)

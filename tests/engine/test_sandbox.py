@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -110,15 +111,20 @@ async def test_each_workspace_has_its_own_temp_folder(fake_model, home):
     from engine._run.options import _run_temp  # the folder another workspace's run gets
     other_tmp = _run_temp(Path(os.path.realpath(home / "workspaces" / "other")))
     (other_tmp / "task.output").write_text("OTHER-THREAD-OUTPUT")
-    ws, shown = await _run(fake_model, home, ("Bash", {"command": (
-        f'echo "tmp=$TMPDIR"; echo mine > "$TMPDIR/mine.txt"; cat {other_tmp}/task.output; '
-        f'echo planted >> {other_tmp}/task.output; ls /tmp/claude-{os.getuid()}/; true')}))
+    shared = Path(tempfile.gettempdir()) / f"claude-{os.getuid()}"  # what every run shared before
+    shared.mkdir(mode=0o700, exist_ok=True)
+    planted = Path(tempfile.mkdtemp(prefix="another-threads-task-", dir=shared))
+    try:
+        ws, shown = await _run(fake_model, home, ("Bash", {"command": (
+            f'echo "tmp=$TMPDIR"; echo mine > "$TMPDIR/mine.txt"; cat {other_tmp}/task.output; '
+            f'echo planted >> {other_tmp}/task.output; ls {shared}/; true')}))
+    finally:
+        planted.rmdir()
     own = _run_temp(Path(os.path.realpath(ws)))
     cli_tmp = own / f"claude-{os.getuid()}"  # the CLI gives its commands a folder inside CLAUDE_CODE_TMPDIR
     assert f"tmp={cli_tmp}" in shown[0] and (cli_tmp / "mine.txt").read_text() == "mine\n"
     assert own.stat().st_mode & 0o777 == 0o700 and own != other_tmp
-    assert "No such file or directory" in shown[0]  # the shared /tmp/claude-<uid> and the other run's: hidden
-    assert "OTHER-THREAD-OUTPUT" not in shown[0]
+    assert "OTHER-THREAD-OUTPUT" not in shown[0] and planted.name not in shown[0]  # both hidden
     assert (other_tmp / "task.output").read_text() == "OTHER-THREAD-OUTPUT"
 
 
