@@ -53,8 +53,9 @@ def require_sandbox() -> None:
             f"the sandbox that fences every run in needs {' and '.join(missing)}, which "
             f"{'is' if len(missing) == 1 else 'are'} not installed. Install {'it' if len(missing) == 1 else 'them'} "
             f"({INSTALL}), or set FLOWER_SANDBOX=off to run agents unfenced (not for a shared machine).")
-    done = subprocess.run(["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-net", "true"],
-                          capture_output=True, text=True, timeout=60)
+    # the namespaces the CLI's own view takes (engine.cli_view), with one for the network as its commands'
+    done = subprocess.run(["bwrap", "--unshare-user", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev",
+                           "--unshare-net", "true"], capture_output=True, text=True, timeout=60)
     if done.returncode != 0:
         said = (done.stderr or done.stdout).strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
         raise SandboxUnavailable(

@@ -8,7 +8,8 @@ real CLI. The same launcher puts the CLI in a process group of its own for a ter
 (a Ctrl-C then reaches ``flower``, which interrupts at a message boundary, not the CLI), and on
 Linux asks the kernel to kill the CLI when the process that started it dies (``PR_SET_PDEATHSIG``;
 the SDK sets nothing, and an orphaned CLI keeps its turn going and calling the model, beside the
-run a restarted host resumes in the same workspace).
+run a restarted host resumes in the same workspace). A sandboxed run's CLI is exec'd inside its
+bubblewrap view (``sandbox.cli_view``), after the environment is cut down.
 
 The launcher file is written once per process into a private (0700) temporary folder, never
 into a workspace: anything an agent can write must not become code the host runs.
@@ -18,8 +19,8 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import json
 import os
-import shlex
 import subprocess
 import shutil
 import stat
@@ -36,6 +37,7 @@ from engine._errors import FlowerError
 KEEP_VARIABLE = "FLOWER_CLI_ENV"  # comma-separated names the CLI may see
 GROUP_VARIABLE = "FLOWER_CLI_OWN_GROUP"  # "1": the CLI gets a process group of its own
 PARENT_VARIABLE = "FLOWER_CLI_PARENT"  # the host's pid: a CLI whose host is already gone never starts
+VIEW_VARIABLE = "FLOWER_CLI_VIEW"  # JSON [bwrap, its arguments...]: the CLI starts inside that view
 
 # What the SDK itself sets for the CLI (entry point, version, app label, session-state frames,
 # trace context, cwd): always kept, or the SDK's own protocol with the CLI breaks.
@@ -62,10 +64,18 @@ env = dict(os.environ)
 env.pop({parent!r}, None)
 if env.pop({group!r}, "") == "1":
     os.setpgrp()
+view = env.pop({view!r}, None)
 keep = env.pop({keep!r}, None)
 if keep is not None:
     names = set(keep.split(",")) | set({sdk!r})
     env = {{k: v for k, v in env.items() if k in names}}
+if view is not None:
+    import json
+    wrap = json.loads(view)
+    config = env.get("CLAUDE_CONFIG_DIR")  # the SDK resumes a session from a fresh temp folder of its own
+    if config and os.path.isdir(config):
+        wrap += ["--bind", config, config]
+    os.execve(wrap[0], [*wrap, "--", {cli!r}, *sys.argv[1:]], env)
 os.execve({cli!r}, [{cli!r}, *sys.argv[1:]], env)
 """
 
@@ -116,9 +126,9 @@ def private_folder() -> Path:
     return _folder[0]
 
 
-def key_helper(env: dict[str, str]) -> str | None:
-    """Move ``env``'s ``ANTHROPIC_API_KEY`` into a private file and return the CLI's
-    ``apiKeyHelper`` command that prints it (None when there is no such key).
+def key_helper(env: dict[str, str]) -> Path | None:
+    """Move ``env``'s ``ANTHROPIC_API_KEY`` into a private file and return it, for the CLI's
+    ``apiKeyHelper`` to print (None when there is no such key).
 
     The CLI then sends the key itself (measured with CLI 2.1.332: the same ``x-api-key``) while
     its commands inherit an environment without it. ``CLAUDE_CODE_SUBPROCESS_ENV_SCRUB`` would
@@ -133,7 +143,7 @@ def key_helper(env: dict[str, str]) -> str | None:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(key)
-    return f"cat {shlex.quote(str(path))}"
+    return path
 
 
 def launcher_path() -> Path:
@@ -142,22 +152,27 @@ def launcher_path() -> Path:
     if cli not in _written:
         path = private_folder() / f"claude-{hashlib.sha256(cli.encode()).hexdigest()[:8]}"
         path.write_text(_BODY.format(python=sys.executable, group=GROUP_VARIABLE, keep=KEEP_VARIABLE,
-                                     sdk=SDK_VARIABLES, cli=cli, parent=PARENT_VARIABLE), encoding="utf-8")
+                                     sdk=SDK_VARIABLES, cli=cli, parent=PARENT_VARIABLE,
+                                     view=VIEW_VARIABLE), encoding="utf-8")
         path.chmod(stat.S_IRWXU)
         _written[cli] = path
     return _written[cli]
 
 
-def launch(opts: ClaudeAgentOptions, env: Mapping[str, str] | None, *, own_group: bool) -> None:
+def launch(opts: ClaudeAgentOptions, env: Mapping[str, str] | None, *, own_group: bool,
+           view: list[str] | None = None) -> None:
     """Start ``opts``' CLI through the launcher when needed: with exactly ``env`` plus the
-    options' own variables (None: the host's whole environment, as the SDK does), and with
-    ``own_group`` in a process group of its own. Call it last, once ``opts.env`` is complete."""
-    if env is None and not own_group:
+    options' own variables (None: the host's whole environment, as the SDK does), with
+    ``own_group`` in a process group of its own, and inside ``view`` (``[bwrap, arguments...]``,
+    ``sandbox.cli_view``) when given. Call it last, once ``opts.env`` is complete."""
+    if env is None and not own_group and view is None:
         return  # nothing to change: the SDK starts the CLI itself, saving a process start
     opts.env = {**(env or {}), **opts.env}
     if env is not None:
         opts.env[KEEP_VARIABLE] = ",".join(sorted(opts.env))
     if own_group:
         opts.env[GROUP_VARIABLE] = "1"
+    if view is not None:
+        opts.env[VIEW_VARIABLE] = json.dumps(view)
     opts.env[PARENT_VARIABLE] = str(os.getpid())
     opts.cli_path = str(launcher_path())

@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
+import shutil
 import stat
 import tempfile
 from collections.abc import Mapping
@@ -25,7 +27,7 @@ from engine._agents.spec import AgentSpec, build_options
 from engine._agents.workbench import Workbench
 from engine._run.launcher import key_helper, launch, private_folder
 from engine._errors import FlowerError
-from engine._run.sandbox import Sandbox, fence_guard, sandbox_settings
+from engine._run.sandbox import Sandbox, cli_view, fence_guard, sandbox_settings
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,7 @@ def attempt_options(setting: Setting, spec: AgentSpec, session: str | None, fork
     fence = temp = None
     if setting.sandbox is not None:
         temp = _run_temp(Path(os.path.realpath(setting.workspace)))
-        fence = _fence(setting, wb, temp)
+        fence, own = _fence(setting, wb, temp)
         opts.sandbox = sandbox_settings(fence)  # type: ignore[assignment]
         opts.setting_sources = []  # a workspace's .claude/settings.json may declare hooks: none loaded
     opts.hooks = merge_hooks(
@@ -78,14 +80,16 @@ def attempt_options(setting: Setting, spec: AgentSpec, session: str | None, fork
         # Otherwise the CLI answers "prompt is too long" by compacting on its own, and the
         # readable, editable handoff never happens (measured with CLI 2.1.332).
         opts.env.setdefault("DISABLE_AUTO_COMPACT", "1")
-    env = setting.env
+    env, view = setting.env, None
     if fence is not None:
         env = dict(os.environ if env is None else env)
-        helper = key_helper(env)  # the model key reaches the CLI, never its commands' environment
-        if helper is not None:
-            opts.settings = json.dumps({"apiKeyHelper": helper})
+        key = key_helper(env)  # the model key reaches the CLI, never its commands' environment
+        if key is not None:
+            opts.settings = json.dumps({"apiKeyHelper": f"cat {shlex.quote(str(key))}"})
         env["CLAUDE_CODE_TMPDIR"] = env["TMPDIR"] = str(temp)
-    launch(opts, env, own_group=setting.own_group)
+        view = [_bwrap(), *cli_view(fence, writable=own, readable=[key] if key else [],
+                                    hidden=[tempfile.gettempdir()])]
+    launch(opts, env, own_group=setting.own_group, view=view)
     return opts
 
 
@@ -109,17 +113,27 @@ def _run_temp(workspace: Path) -> Path:
     return path
 
 
-def _fence(setting: Setting, wb: Workbench | None, temp: Path) -> Sandbox:
+def _fence(setting: Setting, wb: Workbench | None, temp: Path) -> tuple[Sandbox, list[Path]]:
     """The setting's sandbox around its workspace: the run's own state, the launcher's private
     folder (the key file), the CLI's config folder (every session's transcript) and every other
-    run's temp hidden; an outside workbench and the run's own ``temp`` open."""
+    run's temp hidden; an outside workbench and the run's own ``temp`` open. Also the CLI's own
+    files among them (its config), which only its commands may not reach."""
     env = os.environ if setting.env is None else setting.env
     home = Path(env.get("HOME") or Path.home())
     config = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
-    private = [setting.run_dir, private_folder(), config, home / ".claude.json"]
+    own = [config, home / ".claude.json"]
+    private = [setting.run_dir, private_folder(), *own]
     shared = [*([wb.root] if wb is not None and wb.external else []), temp]
     fence = setting.sandbox.around(setting.workspace, private=private, shared=shared)  # type: ignore[union-attr]
     # every run's temp and the CLI's old shared one are hidden (a deny on writes too would close the
     # run's own folder inside them: measured, the sandbox mounts a denied folder over an allowed one)
     others = (temp.parent, Path(tempfile.gettempdir()) / f"claude-{os.getuid()}")
-    return replace(fence, deny_read=(*fence.deny_read, *others))
+    return replace(fence, deny_read=(*fence.deny_read, *others)), own
+
+
+def _bwrap() -> str:
+    found = shutil.which("bwrap")
+    if found is None:
+        raise FlowerError("a sandboxed run needs bubblewrap (bwrap), which is not on PATH: install it "
+                          "(apt-get install bubblewrap), or run without a sandbox.")
+    return found

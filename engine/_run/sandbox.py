@@ -1,13 +1,17 @@
 """The fence around an attempt: what its commands and file tools may read, write and reach.
 
-A ``Sandbox`` says it once; two enforcers apply it, because Claude Code's own sandbox covers only
-its Bash tool (on Linux: bubblewrap for the filesystem, a proxy for the network):
+A ``Sandbox`` says it once; three enforcers apply it, because Claude Code's own sandbox covers
+only its Bash tool (on Linux: bubblewrap for the filesystem, a proxy for the network):
 
 - ``sandbox_settings``: the CLI's ``sandbox`` settings for commands (``allowUnsandboxedCommands``
   off, so a command cannot ask its way out);
-- ``fence_guard``: a PreToolUse hook that refuses Read/Write/Edit/Glob/Grep outside the fence.
-  Permission deny rules cannot say "this folder but not that folder inside it" (the thread's own
-  workspace lies inside the hidden ``FLOWER_HOME``), and the hook resolves symlinks first.
+- ``cli_view``: the CLI process itself starts in a bubblewrap view of the machine where what the
+  fence hides is absent and what it may not write is read-only, so its own file tools cannot be
+  raced past a check, and every process of the run dies with it;
+- ``fence_guard``: a PreToolUse hook that refuses Read/Write/Edit/Glob/Grep outside the fence with
+  a reason the model can act on. Permission deny rules cannot say "this folder but not that folder
+  inside it" (the thread's own workspace lies inside the hidden ``FLOWER_HOME``), and the hook
+  resolves symlinks first.
 
 Both use one rule: the deepest listed folder that holds a path decides (measured with CLI
 2.1.332: ``allowRead`` re-opens a folder inside a ``denyRead`` one, and a ``denyRead`` below that
@@ -34,6 +38,10 @@ _GLOB_CHARS = set("*?[{")
 LINK_TEXT = (
     "{tool} refused: {path} goes through the symbolic link {link} inside the workspace. File tools "
     "take real paths only here; use the path the link points to, if it is inside the workspace."
+)
+UNCHECKED_TEXT = (
+    "{tool} refused: its path could not be checked ({error}); something may be replacing files "
+    "there. Try again once it stops, with a path that holds no symbolic link."
 )
 FENCE_TEXT = (
     "{tool} refused: {path} is outside what this run may {verb}. Work inside the workspace "
@@ -117,30 +125,80 @@ def sandbox_settings(fence: Sandbox) -> dict[str, Any]:
     }
 
 
+def cli_view(fence: Sandbox, *, writable: Iterable[Path] = (), readable: Iterable[Path] = (),
+             hidden: Iterable[Path] = ()) -> list[str]:
+    """bubblewrap arguments that start the CLI process itself inside ``fence``: what it may not
+    read is not there, what it may not write is read-only, and its PID namespace dies with it.
+
+    The hook (``fence_guard``) checks a path when a tool is called and the CLI opens it later, so a
+    link swapped in between was followed (6 of 30 raced ``Read`` calls returned a secret). In this
+    view the secret is simply absent, for the CLI's file tools and for every command. ``writable``
+    and ``readable`` are the CLI's own files (its config folder; its key file), open whatever the
+    fence says; ``hidden`` are folders shown empty besides the fence's own (the shared temp folder,
+    where other processes keep theirs). Every process of the run (the CLI, the sandbox's proxies, commands
+    left in the background) lives in the namespace, which ends when the CLI exits or is killed, and
+    the CLI is killed when the process that started it dies (``--die-with-parent``)."""
+    state: dict[Path, str] = {}
+    for path in (*fence.deny_read, *fence.allow_read, *fence.allow_write, *fence.deny_write):
+        state[path] = "rw" if fence.may_write(path) else "ro" if fence.may_read(path) else "hide"
+    for path in map(_real, hidden):
+        state.setdefault(path, "hide")
+    state.update((_real(path), "ro") for path in readable)
+    state.update((_real(path), "rw") for path in writable)
+
+    def inherited(path: Path) -> str:  # what a path shows without a mount of its own
+        for parent in path.parents:
+            if parent in state:
+                return state[parent]
+        return "ro"
+
+    # A user namespace of its own: the host's processes (the bot's /proc/<pid>/environ) are out of
+    # reach even for root. The host's /proc stays: Claude Code's own sandbox mounts a fresh one
+    # for each command, which the kernel refuses under a /proc with read-only parts (bwrap --proc).
+    args = ["--unshare-user", "--unshare-pid", "--die-with-parent", "--ro-bind", "/", "/",
+            "--dev-bind", "/dev", "/dev", "--bind", "/proc", "/proc"]
+    for path in sorted(state, key=lambda p: len(p.parts)):  # a folder before what it holds
+        kind = state[path]
+        if kind == inherited(path) or not os.path.lexists(path):
+            continue
+        if kind == "hide":  # an empty folder (what is written there stays there), an empty file
+            args += ["--tmpfs", str(path)] if path.is_dir() else ["--ro-bind", "/dev/null", str(path)]
+        else:
+            args += ["--bind" if kind == "rw" else "--ro-bind", str(path), str(path)]
+    return args
+
+
 def fence_guard(fence: Sandbox, workspace: Path) -> HookMatcher:
     """PreToolUse: refuse a file tool whose path (or a search's root) is outside ``fence``."""
 
     async def hook(data: dict[str, Any], tool_use_id: str | None, context: Any) -> dict[str, Any]:
         tool = data.get("tool_name", "")
-        cwd = Path(data.get("cwd") or workspace)
-        writes = tool in _WRITERS
-        written = _paths(tool, data.get("tool_input") or {}, cwd)
-        # a link inside the workspace could be swapped between this check and the CLI's open
-        for path in written:
-            if (link := _link_in(path, workspace)) is not None:
-                reason = LINK_TEXT.format(tool=tool, path=path, link=link)
-                return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                               "permissionDecisionReason": reason}}
-        for path in map(_real, written):
-            if not (fence.may_write(path) if writes else fence.may_read(path)):
-                reason = FENCE_TEXT.format(tool=tool, path=path, verb="write" if writes else "read",
-                                           workspace=workspace)
-                return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                               "permissionDecision": "deny",
-                                               "permissionDecisionReason": reason}}
-        return {}
+        try:
+            reason = _refusal(fence, workspace, tool, data)
+        except Exception as exc:  # a hook that raises lets the tool run: this gate fails closed
+            # (an OSError: a path changing under the check, as a link swapped in mid-check does)
+            reason = UNCHECKED_TEXT.format(tool=tool, error=getattr(exc, "strerror", None) or exc)
+        if reason is None:
+            return {}
+        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                       "permissionDecisionReason": reason}}
 
     return HookMatcher(matcher=FILE_TOOLS, hooks=[hook])
+
+
+def _refusal(fence: Sandbox, workspace: Path, tool: str, data: dict[str, Any]) -> str | None:
+    """Why ``fence`` refuses this file tool call, or None when it may go ahead."""
+    cwd = Path(data.get("cwd") or workspace)
+    writes = tool in _WRITERS
+    written = _paths(tool, data.get("tool_input") or {}, cwd)
+    for path in written:  # a link inside the workspace could be swapped before the CLI opens it
+        if (link := _link_in(path, workspace)) is not None:
+            return LINK_TEXT.format(tool=tool, path=path, link=link)
+    for path in map(_real, written):
+        if not (fence.may_write(path) if writes else fence.may_read(path)):
+            return FENCE_TEXT.format(tool=tool, path=path, verb="write" if writes else "read",
+                                     workspace=workspace)
+    return None
 
 
 def _link_in(path: Path, workspace: Path) -> Path | None:

@@ -6,16 +6,23 @@ and what is on disk afterwards.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import ctypes
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
+import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from engine import AgentSpec, Runtime, Sandbox
-from engine.testing import prompt_contains, text, tool_use
+from engine.testing import hold, prompt_contains, reply, text, tool_use
 from engine.testing.env import FAKE_API_KEY
 
 pytestmark = pytest.mark.skipif(not (shutil.which("bwrap") and shutil.which("socat")),
@@ -195,3 +202,173 @@ async def test_commands_cannot_read_the_hosts_process_memory_or_environment(fake
     assert result.ok, result.error
     [(_, shown)] = fake_model.requests[-1].tool_results
     assert "xoxb-host-only-secret" not in shown  # commands live in a process namespace of their own
+
+
+async def test_a_link_swapped_in_after_the_check_reads_nothing_outside(fake_model, home):
+    """Issue 25, finding 4: the hook checks a path and the CLI opens it later. A thread keeps
+    exchanging a regular file with a link to a secret (renameat2 RENAME_EXCHANGE) while the model
+    reads the file 200 times and writes it 40 times: no read shows the secret, no write reaches it."""
+    ws = home / "workspaces" / "mine"
+    secret = home / "secret.txt"
+    secret.write_text("FLOWER-HOME-SECRET")
+    (ws / "race.txt").write_text("plain words")
+    (ws / ".swap").symlink_to(secret)
+    libc = ctypes.CDLL(None, use_errno=True)
+    names = [os.fsencode(ws / "race.txt"), os.fsencode(ws / ".swap")]
+    stop = threading.Event()
+
+    def swap() -> None:
+        while not stop.is_set():
+            libc.renameat2(-100, names[0], -100, names[1], 2)  # AT_FDCWD, RENAME_EXCHANGE
+
+    reads = [reply(*(tool_use("Read", {"file_path": str(ws / "race.txt")}) for _ in range(20)))
+             for _ in range(10)]
+    writes = [reply(*(tool_use("Write", {"file_path": str(ws / "race.txt"), "content": "OVERWRITTEN"})
+                      for _ in range(20))) for _ in range(2)]
+    fake_model.rule(*reads, *writes, text("done"), when=prompt_contains("race"))
+    rt = Runtime(workspace=ws, run_dir=ws / "runs", sandbox=Sandbox(deny_read=(home,)))
+    swapper = threading.Thread(target=swap, daemon=True)
+    swapper.start()
+    try:
+        result = await rt.run(replace(hands, max_turns=16), "race")
+    finally:
+        stop.set()
+        swapper.join()
+        rt.close()
+    assert result.ok, result.error
+    shown = [text for _, text in fake_model.requests[-1].tool_results]  # the whole conversation's
+    assert len(shown) == 240  # each answered: the file's words, a refusal, or "no such file"
+    assert not any("FLOWER-HOME-SECRET" in s for s in shown)
+    assert secret.read_text() == "FLOWER-HOME-SECRET"
+
+
+async def test_file_tools_reach_no_other_process_and_no_other_temp_folder(fake_model, home, tmp_path):
+    """Issue 25, finding 6: another flower process's private folder (its key file) and another
+    process's environment are not there for the CLI's own file tools, nor for its commands."""
+    other = Path(tempfile.mkdtemp(prefix="flower-cli-"))  # what another bot process keeps its key in
+    (other / "key-0").write_text("OTHER-PROCESS-KEY")
+    host = subprocess.Popen(["sleep", "600"], env={**os.environ, "FLOWER_TEST_HOST_SECRET": "xoxb-host-only"})
+    try:
+        ws, shown = await _run(
+            fake_model, home,
+            ("Read", {"file_path": str(other / "key-0")}),
+            ("Read", {"file_path": f"/proc/{host.pid}/environ"}),
+            ("Glob", {"pattern": "*", "path": str(other)}),
+            ("Bash", {"command": f"cat {other}/key-0; ls {tempfile.gettempdir()}; true"}))
+    finally:
+        host.kill()
+        host.wait()
+        shutil.rmtree(other)
+    everything = "\n".join(shown)
+    assert "OTHER-PROCESS-KEY" not in everything and "xoxb-host-only" not in everything
+    assert other.name not in shown[3].splitlines()  # ls does not list it (cat names it, missing)
+
+
+def _left_in(ws: Path) -> list[str]:
+    """What still runs with its working directory in ``ws``: pid and command line."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue  # gone meanwhile, or not ours to look at
+        if cwd == str(ws) or cwd.startswith(f"{ws}/"):
+            found.append(f"{pid} {cmd[:100]}")
+    return found
+
+
+async def _gone(ws: Path) -> list[str]:
+    """Wait (generously: the kernel reaps a namespace's processes asynchronously) until nothing
+    runs in ``ws``; return what is left."""
+    for _ in range(600):
+        left = _left_in(ws)
+        if not left:
+            return []
+        await asyncio.sleep(0.1)
+    return left
+
+
+# a command the CLI keeps running in the background (it waits for it before it ends a turn), which
+# leaves more behind: nohup, setsid, a double fork
+BACKGROUND = {"command": "nohup sleep 611 >/dev/null 2>&1 & setsid sleep 612 >/dev/null 2>&1 < /dev/null & "
+                         "(sleep 613 &); sleep 614", "run_in_background": True}
+
+
+async def _running(ws: Path) -> list[str]:
+    """Wait until the background commands run in ``ws``; return what runs there."""
+    for _ in range(600):
+        left = _left_in(ws)
+        if sum(line.split(" ", 1)[1].startswith("sleep 61") for line in left) == 4:
+            return left
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"the background commands never all ran: {_left_in(ws)}")
+
+
+async def test_nothing_a_stopped_run_started_outlives_it(fake_model, home):
+    """Issue 25, finding 10: a run stopped mid-step (Stop, /new) leaves nothing running: not the
+    commands it keeps in the background, not the sandbox's proxies."""
+    ws = Path(os.path.realpath(home / "workspaces" / "mine"))
+    held = hold()
+    fake_model.rule(tool_use("Bash", BACKGROUND), text("serving", fault=held), when=prompt_contains("serve"))
+    rt = Runtime(workspace=ws, run_dir=ws / "runs", sandbox=Sandbox(deny_read=(home,)))
+    run = asyncio.create_task(rt.run(hands, "serve"))
+    try:
+        await held.arrived()
+        await _running(ws)
+        run.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await run
+    finally:
+        held.release()
+        rt.close()
+    assert await _gone(ws) == []
+
+
+async def test_nothing_a_run_started_outlives_its_host_killed_with_sigkill(fake_model, home):
+    """Issue 25, finding 10: the host dies by SIGKILL mid-run (its process alone, as the OOM
+    killer would): the CLI, its sandbox's proxies and the commands it left running all end."""
+    ws = Path(os.path.realpath(home / "workspaces" / "mine"))
+    held = hold()
+    fake_model.rule(tool_use("Bash", BACKGROUND), text("serving", fault=held),
+                    when=prompt_contains("start the server"))
+    host = subprocess.Popen([sys.executable, str(Path(__file__).parent / "programs" / "sandboxed_flow.py"),
+                             str(ws), str(home)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        await held.arrived()
+        await _running(ws)
+    finally:
+        host.kill()
+        await asyncio.to_thread(host.wait)
+        held.release()
+    assert await _gone(ws) == []
+
+
+async def test_a_search_of_the_workspace_finds_nothing_in_its_private_folder(fake_model, home):
+    """Issue 25, finding 9: Glob and Grep from the workspace root see no name or line of the run's
+    private folder (the fence checked only a search's root; the folder is now empty to the CLI)."""
+    ws = home / "workspaces" / "mine"
+    (ws / "runs").mkdir()
+    (ws / "runs" / "lineage-of-a-private-thread.json").write_text("PRIVATE-RUN-STATE")
+    (ws / "notes.txt").write_text("PRIVATE-RUN-STATE is the word to find")
+    _, shown = await _run(fake_model, home, ("Glob", {"pattern": "**/*", "path": str(ws)}),
+                          ("Grep", {"pattern": "PRIVATE-RUN-STATE", "path": str(ws), "output_mode": "content"}))
+    assert "notes.txt" in shown[0] and "lineage-of-a-private-thread" not in shown[0]
+    assert "notes.txt" in shown[1] and "lineage-of-a-private-thread" not in shown[1]
+
+
+async def test_a_resumed_session_runs_in_the_view_too(fake_model, home):
+    """The SDK resumes a session from a fresh temp config folder of its own, made after the
+    options: the CLI's view opens it, so the second step sees the first one's conversation."""
+    ws = home / "workspaces" / "mine"
+    fake_model.rule(text("the word is pelican"), when=prompt_contains("remember"))
+    fake_model.rule(text("recalled"), when=prompt_contains("recall"))
+    rt = Runtime(workspace=ws, run_dir=ws / "runs", sandbox=Sandbox(deny_read=(home,)))
+    try:
+        first = await rt.run(hands, "remember a word")
+        again = await rt.run(hands, "recall it", resume=first.session_id)
+    finally:
+        rt.close()
+    assert first.ok and again.ok, (first.error, again.error)
+    assert again.session_id == first.session_id
+    assert "the word is pelican" in json.dumps(fake_model.requests[-1].body["messages"])
