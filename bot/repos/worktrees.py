@@ -30,6 +30,7 @@ from bot.repos.linked import WorktreeChangedError, checked_git_dir, plain_path
 BRANCH_PREFIX = "flower/"
 BASE_FILE = "flower-base"  # in the worktree's private git folder: outside the diff, removed with it
 MAX_SUFFIX = 100
+FORCE = ("--force", "--force")  # twice: a worktree the agent locked (``git worktree lock``) goes too
 _SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 __all__ = ["BRANCH_PREFIX", "Result", "Worktree", "cleanup", "known_repos", "open_worktree", "own_branch", "push",
@@ -178,7 +179,7 @@ def remove_worktree(path: str | Path, repos: Iterable[Path], *, force: bool = Fa
             raise
         _drop(e.path, e.repo)
         return
-    g.git("worktree", "remove", *(["--force"] if force else []), str(wt.path), cwd=wt.repo,
+    g.git("worktree", "remove", *(FORCE if force else []), str(wt.path), cwd=wt.repo,
           fix=f"Commit the work in {wt.path} first, or remove it with force=True (those changes are lost).")
 
 
@@ -249,7 +250,7 @@ def cleanup(home: str | Path, keep: set[str]) -> list[Path]:
                 except WorktreeChangedError:
                     _drop(path, repo)
                 else:
-                    g.git("worktree", "remove", "--force", str(path), cwd=repo)
+                    g.git("worktree", "remove", *FORCE, str(path), cwd=repo)
                 removed.append(path)
     return removed
 

@@ -13,7 +13,7 @@ only its Bash tool (on Linux: bubblewrap for the filesystem, a proxy for the net
   inside it" (the thread's own workspace lies inside the hidden ``FLOWER_HOME``), and the hook
   resolves symlinks first.
 
-Both use one rule: the deepest listed folder that holds a path decides (measured with CLI
+All three use one rule: the deepest listed folder that holds a path decides (measured with CLI
 2.1.332: ``allowRead`` re-opens a folder inside a ``denyRead`` one, and a ``denyRead`` below that
 closes it again). A sandboxed attempt also loads no settings file (a workspace's
 ``.claude/settings.json`` could declare hooks, which run unsandboxed) and its model key goes to
@@ -134,8 +134,8 @@ def cli_view(fence: Sandbox, *, writable: Iterable[Path] = (), readable: Iterabl
     link swapped in between was followed (6 of 30 raced ``Read`` calls returned a secret). In this
     view the secret is simply absent, for the CLI's file tools and for every command. ``writable``
     and ``readable`` are the CLI's own files (its config folder; its key file), open whatever the
-    fence says; ``hidden`` are folders shown empty besides the fence's own (the shared temp folder,
-    where other processes keep theirs). Every process of the run (the CLI, the sandbox's proxies, commands
+    fence says; ``hidden`` are folders shown empty besides the fence's own (``/tmp`` always is: other
+    processes keep their files there). Every process of the run (the CLI, the sandbox's proxies, commands
     left in the background) lives in the namespace, which ends when the CLI exits or is killed, and
     the CLI is killed when the process that started it dies (``--die-with-parent``)."""
     state: dict[Path, str] = {}
@@ -152,20 +152,27 @@ def cli_view(fence: Sandbox, *, writable: Iterable[Path] = (), readable: Iterabl
                 return state[parent]
         return "ro"
 
-    # A user namespace of its own: the host's processes (the bot's /proc/<pid>/environ) are out of
-    # reach even for root. The host's /proc stays: Claude Code's own sandbox mounts a fresh one
-    # for each command, which the kernel refuses under a /proc with read-only parts (bwrap --proc).
-    args = ["--unshare-user", "--unshare-pid", "--die-with-parent", "--ro-bind", "/", "/",
-            "--dev-bind", "/dev", "/dev", "--bind", "/proc", "/proc"]
+    state[Path("/tmp")] = "hide"  # emptied below, first
+    args = [*_VIEW_BASE]
     for path in sorted(state, key=lambda p: len(p.parts)):  # a folder before what it holds
         kind = state[path]
-        if kind == inherited(path) or not os.path.lexists(path):
+        if kind == inherited(path) or not os.path.lexists(path) or path == Path("/tmp"):
             continue
         if kind == "hide":  # an empty folder (what is written there stays there), an empty file
             args += ["--tmpfs", str(path)] if path.is_dir() else ["--ro-bind", "/dev/null", str(path)]
         else:
             args += ["--bind" if kind == "rw" else "--ro-bind", str(path), str(path)]
     return args
+
+
+# A user namespace of its own (the host's processes, the bot's /proc/<pid>/environ, are out of reach
+# even for root) and a PID namespace of its own, whose /proc the CLI needs (Claude Code names its
+# own files there by pid). Its commands' sandbox mounts a fresh /proc for each command, which the
+# kernel allows in a user namespace only while some /proc mount is fully visible; bwrap's --proc
+# covers parts of its own, so the host's /proc stays mounted, out of reach under an emptied folder.
+_VIEW_BASE = ("--unshare-user", "--unshare-pid", "--die-with-parent", "--ro-bind", "/", "/",
+              "--dev-bind", "/dev", "/dev", "--tmpfs", "/tmp", "--bind", "/proc", "/tmp/.proc/host",
+              "--tmpfs", "/tmp/.proc", "--proc", "/proc")
 
 
 def fence_guard(fence: Sandbox, workspace: Path) -> HookMatcher:

@@ -256,3 +256,16 @@ def test_a_program_git_runs_sees_no_secret(home, checkout, tmp_path, monkeypatch
     assert "GIT_TERMINAL_PROMPT=0" in seen  # it is git's environment
     for secret in ("xoxb-secret", "sk-ant-secret", "SLACK_", "ANTHROPIC_", "/elsewhere"):
         assert secret not in seen
+
+
+def test_a_worktree_the_agent_locked_is_still_removed_by_new_and_cleanup(binding, home):
+    """Issue 25, finding 8: ``git worktree lock`` (the agent's own worktree, from inside it) made
+    ``/new``'s removal and ``cleanup`` fail; the bot's removals unlock what they remove."""
+    one = open_worktree(binding, "one", home / "w1")
+    two = open_worktree(binding, "two", home / "w2")
+    for wt in (one, two):
+        sh("worktree", "lock", "--reason", "mine now", str(wt.path), cwd=wt.path)
+    remove_worktree(one.path, known_repos(home), force=True)
+    assert cleanup(home, set()) == [two.path]
+    assert not one.path.exists() and not two.path.exists()
+    assert branch_exists(binding.path, "flower/one") and branch_exists(binding.path, "flower/two")

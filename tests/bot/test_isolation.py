@@ -7,6 +7,7 @@ runs wrote then finds no token or key. What the model was shown and what is on d
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 
@@ -87,6 +88,36 @@ async def test_a_worker_reaches_nothing_outside_its_thread_and_no_secret_is_left
             for secret in secrets:
                 assert secret.encode() not in data, f"{secret[:6]}… found in {path}"
     assert scanned > 10 and any(p.name == "sessions.db" for p in home.rglob("sessions.db"))
+
+
+async def test_a_fifo_and_links_in_one_threads_workbench_stall_no_other_thread(
+        make_bot, slack_env, fake_model, tmp_path):
+    """Issue 25, findings 2 and 5, through the real bot: a worker leaves a FIFO and links to the
+    bot's files in its workbench. The bot reads the workbench for every next session's prompt: it
+    neither blocks on the FIFO (another thread's mention is answered and done) nor shows what the
+    links point at."""
+    slack, home = slack_env, tmp_path / "home"
+    (home / "planted-secret.txt").parent.mkdir(parents=True, exist_ok=True)
+    fake_model.rule(text(_brief("TRAP")), when=[CLARIFIER, prompt_contains("set a trap")])
+    fake_model.rule(text(_brief("OTHER")), when=CLARIFIER)
+    fake_model.rule(text(GOAL), when=[JUDGE, prompt_contains("设定目标")], sequence="call", repeat_last=True)
+    fake_model.rule(text(ACHIEVED), when=[JUDGE, prompt_contains("判定这一轮")], sequence="call", repeat_last=True)
+    fake_model.rule(tool_use("Bash", {"command": (
+        "mkdir -p .flower/notes && mkfifo .flower/notes/stall.md && ln -s /proc/self/cwd/.env .flower/notes/env.md "
+        f"&& ln -s {home} .flower/artifacts-home && echo trapped")}), text("trapped"),
+        when=[WORKER, prompt_contains("do trap")])
+    _coder("trap", fake_model)
+    _coder("other", fake_model)
+    bot = await make_bot(FAST_BOT)
+    a = await start_thread(slack, "set a trap")
+    await posted(slack, a, "Done: the goal is achieved")  # the judge's session after the FIFO started
+    assert "trapped" in _shown_to_worker(fake_model, "do trap")
+    b = await start_thread(slack, "something else")
+    await posted(slack, b, "Done: the goal is achieved")
+    everything = json.dumps([r.body for r in fake_model.requests])
+    assert "SLACK_BOT_TOKEN" not in everything and bot.config.bot_token not in everything
+    assert "bot.db" not in everything
+    await bot.close()
 
 
 async def test_with_the_sandbox_off_each_new_thread_is_told(make_bot, slack_env, fake_model):
