@@ -65,20 +65,24 @@ def require_sandbox() -> None:
 
 
 def thread_sandbox(home: Path, *, secret_files: tuple[Path, ...], domains: tuple[str, ...],
-                   git: tuple[Path, Path] | None = None) -> Sandbox:
+                   git: tuple[Path, Path, tuple[Path, ...]] | None = None) -> Sandbox:
     """The fence for one thread's run (the engine adds its workspace and its private folders).
 
-    ``git`` is a bound thread's (common git folder, worktree git folder), taken from the bot's own
-    repository, never from the worktree the agent can rewrite: its objects, refs and reflogs and
-    the worktree's own folder are writable (what ``git commit`` needs); its hooks and config are
-    not, so nothing the agent writes there runs when the bot uses git.
+    ``git`` is a bound thread's (common git folder, worktree git folder, borrowed object folders),
+    taken from the bot's own records, never from the worktree the agent can rewrite: the thread
+    repository's objects, refs and reflogs and the worktree's own folder are writable (what
+    ``git commit`` needs); its hooks, config and list of borrowed objects are not, so nothing the
+    agent writes there runs when the bot uses git; the bound repository's objects it borrows are
+    readable only.
     """
     allow_read: tuple[Path, ...] = ()
     allow_write: tuple[Path, ...] = ()
+    deny_write: tuple[Path, ...] = ()
     if git is not None:
-        common, own = git
-        allow_read = (common,)
+        common, own, borrowed = git
+        allow_read = (common, *borrowed)
         allow_write = tuple(p for p in (own, common / "objects", common / "refs", common / "logs") if p.exists())
+        deny_write = tuple(p for p in (common / "objects" / "info",) if p.exists())
     stores = [p for p in (Path.home() / name for name in CREDENTIALS) if p.exists()]
     return Sandbox(deny_read=(home, *secret_files, *stores), allow_read=allow_read, allow_write=allow_write,
-                   domains=domains)
+                   deny_write=deny_write, domains=domains)

@@ -82,10 +82,13 @@ def _excluding_placeholders(ws: Path, env: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
-def worktree_git(binding: Binding, worktree: Worktree) -> tuple[Path, Path]:
-    """The thread worktree's (common git folder, own git folder), checked against the bot's own
-    repository (``linked.checked_git_dir``: the agent may have rewritten its ``.git``)."""
-    return common_dir(binding.path), checked_git_dir(worktree.path, binding.path)
+def worktree_git(binding: Binding, worktree: Worktree) -> tuple[Path, Path, tuple[Path, ...]]:
+    """The thread worktree's (common git folder, own git folder, object folders it borrows), checked
+    against the repository the bot made it in (``linked.checked_git_dir``: the agent may have
+    rewritten its ``.git``); the borrowed objects are the bound repository's, read-only to the run."""
+    if worktree.own is None:  # a worktree of the bound repository itself, made before
+        return common_dir(binding.path), checked_git_dir(worktree.path, binding.path), ()
+    return worktree.own, checked_git_dir(worktree.path, worktree.own), (common_dir(binding.path) / "objects",)
 
 
 def thread_worktree(ws: Path) -> Worktree | None:

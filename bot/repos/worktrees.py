@@ -1,10 +1,16 @@
-"""One thread, one ``git worktree`` of its channel's repository, on its own ``flower/<slug>`` branch.
+"""One thread, one repository and worktree of its own, on its own ``flower/<slug>`` branch.
 
-Two threads never share files (each has its own folder and branch) and the bound checkout is never
-touched: ``git worktree add -b`` only adds a branch and a folder. Where the branch started is kept
-in the worktree's private git folder (``flower-base``), so ``worktree_at`` recovers it after a
-restart and ``summary`` always diffs against the commit the thread started from. Branches are
-never deleted here: ``remove_worktree`` and ``cleanup`` remove folders, the work stays reachable.
+A thread's repository (``<worktree>.git``, beside its worktree, bare) borrows the bound repository's
+objects read-only (``objects/info/alternates``) and holds the thread's branch and new objects only,
+so a run can commit there but cannot move another thread's branch, delete objects other threads
+or the bound checkout use, or lock their worktrees (each thread shared the bound repository's refs
+and object store before). The bound checkout's files are never touched; the bot copies the
+thread's branch into the bound repository (``git fetch`` there, its own call) when it opens the
+worktree, shows its summary and pushes, so the branch is seen there and pushed from there. Where
+the branch started is kept in the worktree's private git folder (``flower-base``), so
+``summary`` always diffs against the commit the thread started from. Branches are never deleted
+here: ``remove_worktree`` and ``cleanup`` remove folders, the work stays reachable. Worktrees made
+before threads had repositories of their own (of the bound repository itself) keep working.
 
 A worktree's files (its ``.git`` included) are the thread agent's: the bot's own git work on a
 thread runs in the repository (log, diff, push, ``worktree remove <path>``), and where git must
@@ -25,7 +31,8 @@ from typing import Iterable
 from bot.repos import git as g
 from bot.repos.git import RepoError
 from bot.repos.bindings import CLONES, Binding, Bindings
-from bot.repos.linked import WorktreeChangedError, checked_git_dir, plain_path
+from bot.repos.linked import WorktreeChangedError, checked_git_dir, common_dir, plain_path
+from bot.runs.threads import WORKSPACES
 
 BRANCH_PREFIX = "flower/"
 BASE_FILE = "flower-base"  # in the worktree's private git folder: outside the diff, removed with it
@@ -39,12 +46,20 @@ __all__ = ["BRANCH_PREFIX", "Result", "Worktree", "cleanup", "known_repos", "ope
 
 @dataclass(frozen=True)
 class Worktree:
-    """A thread's working folder: ``path`` on ``branch``, started at ``base_commit`` of ``repo``."""
+    """A thread's working folder: ``path`` on ``branch``, started at ``base_commit`` of the bound
+    ``repo``; ``own`` is the thread's own repository holding it (None: a worktree of ``repo``
+    itself, made before threads had their own)."""
 
     path: Path
     branch: str
     base_commit: str
     repo: Path
+    own: Path | None = None
+
+    @property
+    def holder(self) -> Path:
+        """The repository whose worktree this is: the thread's own, else the bound one."""
+        return self.own or self.repo
 
 
 @dataclass(frozen=True)
@@ -104,18 +119,26 @@ def open_worktree(binding: Binding, thread_slug: str, into: str | Path, *,
     base_commit = done.stdout.strip()
     branch = _free_branch(repo, BRANCH_PREFIX + thread_slug, fresh=fresh)
     made_dir = not into.exists()
-    done = g.run("worktree", "add", "--quiet", "--no-track", "-b", branch, str(into), base_commit, cwd=repo)
-    if done.returncode != 0:
-        _undo(repo, branch, into, made_dir)
-        raise RepoError(f"could not add a worktree at {into} on {branch}: {done.stderr.strip()}. "
-                        "Fix the cause above and start the thread again.")
     try:
-        (checked_git_dir(into, repo) / BASE_FILE).write_text(base_commit + "\n", encoding="utf-8")
+        own = _own_repository(into, repo)
+    except RepoError as exc:
+        raise RepoError(f"could not add a worktree at {into} on {branch}: {exc}") from exc
+    done = g.run("update-ref", f"refs/heads/{branch}", base_commit, "", cwd=own)  # "": must be new
+    if done.returncode == 0:
+        done = g.run("worktree", "add", "--quiet", str(into), branch, cwd=own)
+    if done.returncode != 0:
+        _undo(own, branch, into, made_dir)
+        raise RepoError(f"could not add a worktree at {into} on {branch}: {g.said(done)}. "
+                        "Fix the cause above and start the thread again.")
+    wt = Worktree(into, branch, base_commit, repo, own)
+    try:
+        (checked_git_dir(into, own) / BASE_FILE).write_text(base_commit + "\n", encoding="utf-8")
+        _copy_branch(wt)
     except (OSError, RepoError):
-        g.run("worktree", "remove", "--force", str(into), cwd=repo)
-        _undo(repo, branch, into, made_dir)
+        g.run("worktree", "remove", *FORCE, str(into), cwd=own)
+        _undo(own, branch, into, made_dir)
         raise
-    return Worktree(into, branch, base_commit, repo)
+    return wt
 
 
 def known_repos(home: str | Path) -> list[Path]:
@@ -141,10 +164,16 @@ def worktree_at(path: str | Path, repos: Iterable[Path], *, owned: tuple[str, st
     repository; git never runs in ``path`` before that check.
     """
     path = plain_path(path)
-    repo = _holder(path, repos)
-    if repo is None:
-        raise _not_ours(path)
-    git_dir = checked_git_dir(path, repo)
+    own = _own_of(path)
+    if own is not None:
+        repo = _bound_of(own)
+        if repo not in {Path(r).resolve() for r in repos} or path not in _linked_worktrees(own):
+            raise _not_ours(path)
+    else:  # a worktree of the bound repository itself, made before threads had their own
+        repo = _holder(path, repos)
+        if repo is None:
+            raise _not_ours(path)
+    git_dir = checked_git_dir(path, own or repo)
     if owned is None:  # a thread opened before the bot kept its own record
         base = git_dir / BASE_FILE
         if not base.is_file():
@@ -152,7 +181,7 @@ def worktree_at(path: str | Path, repos: Iterable[Path], *, owned: tuple[str, st
         branch = g.git("symbolic-ref", "--quiet", "--short", "HEAD", cwd=path, git_dir=git_dir,
                        fix="The worktree is on a detached HEAD; check its branch out again.")
         owned = (branch, base.read_text(encoding="utf-8").strip())
-    return Worktree(path, own_branch(owned[0]), owned[1], repo)
+    return Worktree(path, own_branch(owned[0]), owned[1], repo, own)
 
 
 def own_branch(branch: str) -> str:
@@ -179,17 +208,20 @@ def remove_worktree(path: str | Path, repos: Iterable[Path], *, force: bool = Fa
             raise
         _drop(e.path, e.repo)
         return
-    g.git("worktree", "remove", *(FORCE if force else []), str(wt.path), cwd=wt.repo,
+    _copy_branch(wt)  # the work stays where people look for it
+    g.git("worktree", "remove", *(FORCE if force else []), str(wt.path), cwd=wt.holder,
           fix=f"Commit the work in {wt.path} first, or remove it with force=True (those changes are lost).")
 
 
 def summary(worktree: Worktree) -> Result:
     """The branch's commits, diff stat and diff since ``base_commit``, plus uncommitted files.
 
-    Refs are read in ``worktree.repo``; only the status needs the worktree, through its checked
-    git folder. Raises ``WorktreeChangedError`` (before any git call) when its ``.git`` was changed.
+    The branch is first copied into ``worktree.repo``, where its refs are read; only the status
+    needs the worktree, through its checked git folder. Raises ``WorktreeChangedError`` (before
+    any git call) when its ``.git`` was changed.
     """
-    git_dir = checked_git_dir(worktree.path, worktree.repo)
+    git_dir = checked_git_dir(worktree.path, worktree.holder)
+    _copy_branch(worktree)
     repo, base, branch = worktree.repo, worktree.base_commit, worktree.branch
     log = g.git("log", "--reverse", "--format=%h %s", f"{base}..{branch}", cwd=repo)
     return Result(
@@ -213,6 +245,7 @@ def push(binding: Binding, worktree: Worktree, branch: str) -> tuple[str, str]:
     own_branch(branch)  # a base branch is named as such, before "not this thread's"
     if branch != worktree.branch:
         raise RepoError(f"{branch} is not this thread's branch ({worktree.branch}), so it is not pushed.")
+    _copy_branch(worktree)
     names = g.remotes(binding.path)
     if "origin" in names or len(names) == 1:
         remote = "origin" if "origin" in names else names[0]
@@ -231,17 +264,17 @@ def push(binding: Binding, worktree: Worktree, branch: str) -> tuple[str, str]:
 def cleanup(home: str | Path, keep: set[str]) -> list[Path]:
     """Remove every thread worktree under ``home`` whose path is not in ``keep``; return the removed.
 
-    Looks in every bound repository and every clone under ``home/repos``. Only linked worktrees
-    inside ``home`` are candidates (never a bound checkout, nor a worktree someone made elsewhere);
-    they go with ``--force`` (their threads are over), one whose ``.git`` was changed is deleted
-    without git; branches stay. Stale entries whose folder is already gone are pruned.
+    Looks in every bound repository, every clone under ``home/repos`` and the threads' own
+    repositories. Only linked worktrees inside ``home`` are candidates (never a bound checkout,
+    nor a worktree someone made elsewhere); they go with ``--force`` (their threads are over), one
+    whose ``.git`` was changed is deleted without git; branches stay. Stale entries whose folder
+    is already gone are pruned.
     """
     home = Path(home).resolve()
     kept = {plain_path(p) for p in keep}
     removed: list[Path] = []
-    for repo in known_repos(home):
-        if not g.is_work_tree(repo):
-            continue
+    owns = sorted(p for p in home.glob(f"{WORKSPACES}/*/*{OWN_SUFFIX}") if p.is_dir() and not p.is_symlink())
+    for repo in [*(r for r in known_repos(home) if g.is_work_tree(r)), *owns]:
         g.git("worktree", "prune", cwd=repo)
         for path in _linked_worktrees(repo):
             if path.is_relative_to(home) and path not in kept:
@@ -253,6 +286,51 @@ def cleanup(home: str | Path, keep: set[str]) -> list[Path]:
                     g.git("worktree", "remove", *FORCE, str(path), cwd=repo)
                 removed.append(path)
     return removed
+
+
+OWN_SUFFIX = ".git"  # a thread's own repository: its worktree's folder name plus this, beside it
+BOUND_KEY = "flower.bound"  # in its config (the bot's to write, never the run's): the bound repository
+
+
+def _own_repository(into: Path, repo: Path) -> Path:
+    """The thread's own repository beside ``into``, made bare on first use, borrowing ``repo``'s
+    objects; after ``/new`` the same one takes the thread's next branch."""
+    own = into.with_name(into.name + OWN_SUFFIX)
+    if own.is_dir() and not own.is_symlink():
+        if _bound_of(own) != repo:
+            raise RepoError(f"{own} belongs to another repository than {repo}. Remove it, then start the "
+                            "thread again.")
+        return own
+    g.git("init", "--quiet", "--bare", str(own), fix=f"Check that {into.parent} is writable.")
+    try:
+        (own / "objects" / "info" / "alternates").write_text(f"{common_dir(repo) / 'objects'}\n", encoding="utf-8")
+        (own / "logs").mkdir()  # the worktree's commits log there: it must exist to be opened to the run
+        g.git("config", BOUND_KEY, str(repo), cwd=own)
+    except (OSError, RepoError):
+        shutil.rmtree(own, ignore_errors=True)
+        raise
+    return own
+
+
+def _own_of(path: Path) -> Path | None:
+    """The thread's own repository of the worktree at ``path``, or None (one made before)."""
+    own = path.with_name(path.name + OWN_SUFFIX)
+    return own if own.is_dir() and not own.is_symlink() else None
+
+
+def _bound_of(own: Path) -> Path:
+    return Path(g.git("config", "--file", str(own / "config"), BOUND_KEY,
+                      fix=f"{own} is no thread repository the bot made.")).resolve()
+
+
+def _copy_branch(worktree: Worktree) -> None:
+    """The thread's branch, from its own repository into the bound one (where it is shown, pushed
+    and diffed): the bot's own ``git fetch``, in the bound repository."""
+    if worktree.own is None:
+        return  # a worktree of the bound repository itself: the branch is already there
+    ref = f"refs/heads/{worktree.branch}"
+    g.git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", str(worktree.own), f"+{ref}:{ref}",
+          cwd=worktree.repo, fix=f"The thread's branch could not be copied into {worktree.repo}.")
 
 
 def _not_ours(path: Path) -> RepoError:
@@ -307,7 +385,7 @@ def _free_branch(repo: Path, name: str, *, fresh: bool) -> str:
 
 def _undo(repo: Path, branch: str, into: Path, made_dir: bool) -> None:
     if g.has_ref(repo, f"refs/heads/{branch}"):
-        g.run("branch", "-D", branch, cwd=repo)  # the branch is ours, made a moment ago, empty
+        g.run("update-ref", "-d", f"refs/heads/{branch}", cwd=repo)  # ours, made a moment ago, empty
     if made_dir:
         shutil.rmtree(into, ignore_errors=True)
     g.run("worktree", "prune", cwd=repo)

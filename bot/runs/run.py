@@ -265,7 +265,12 @@ class Runner:
     async def _post_branch(self, key: ThreadKey, bound: tuple[Any, Any], report: pr_text.Report,
                            status_ts: str | None) -> None:
         binding, worktree = bound
-        result = await asyncio.to_thread(repo_summary, worktree)
+        try:
+            result = await asyncio.to_thread(repo_summary, worktree)
+        except RepoError as exc:  # a branch the bot cannot read (a changed .git): said, and the run ends as usual
+            await self.outbox.send(key, "branch", f"branch:{folder_name(key)}:{status_ts}:unread",
+                                   texts.REPO_ERROR.format(error=exc))
+            return
         if not report.achieved and not result.commits:
             return  # nothing to push or review yet: the summary says what is left
         has_remote = bool(await asyncio.to_thread(remotes, binding.path))

@@ -60,7 +60,8 @@ def thread(home: Path, name: str) -> Path:
 def plant_git_dir(wt: Path, repo: Path, how: str, tmp_path: Path) -> Path:
     """Rewrite ``wt/.git`` (``how``) to lead to a git folder the agent made; returns that folder."""
     own = wt.parent / "own"
-    sh("clone", "-q", str(repo), str(own))
+    sh("clone", "-q", "--no-checkout", str(repo), str(own))
+    sh("checkout", "-q", "--detach", sh("rev-parse", "HEAD", cwd=wt), cwd=own)
     sh("config", "core.fsmonitor", str(planted(tmp_path, "fsmonitor")), cwd=own)
     for hook in ("pre-push", "post-checkout", "reference-transaction"):
         (own / ".git" / "hooks" / hook).symlink_to(planted(tmp_path, hook))
@@ -96,8 +97,8 @@ def test_a_rewritten_dot_git_runs_nothing(binding, home, remote, tmp_path, how):
     two = open_worktree(binding, "two", thread(home, "T1-C1-2"))
     head = commit_file(one.path, "f.txt", "f\n", "feature")
     commit_file(two.path, "g.txt", "g\n", "other")
-    target = plant_git_dir(one.path, binding.path, how, tmp_path)
-    plant_git_dir(two.path, binding.path, how, tmp_path)
+    target = plant_git_dir(one.path, one.holder, how, tmp_path)
+    plant_git_dir(two.path, two.holder, how, tmp_path)
     plain_git("status", cwd=one.path)
     assert "fsmonitor" in ran(tmp_path)  # the plant is live: plain git status runs it
 
@@ -116,8 +117,9 @@ def test_a_rewritten_dot_git_runs_nothing(binding, home, remote, tmp_path, how):
     assert summary(fresh).commits == [] and branch_exists(binding.path, "flower/one")
     assert cleanup(home, {str(fresh.path)}) == [two.path]  # deleted without git, pruned from the repository
     assert not two.path.exists() and branch_exists(binding.path, "flower/two")
-    listed = sh("worktree", "list", "--porcelain", cwd=binding.path)
-    assert str(two.path) not in listed and str(fresh.path) in listed
+    listed = sh("worktree", "list", "--porcelain", cwd=two.holder).splitlines()
+    assert f"worktree {two.path}" not in listed  # pruned from the thread's repository
+    assert f"worktree {fresh.path}" in sh("worktree", "list", "--porcelain", cwd=fresh.holder).splitlines()
     assert ran(tmp_path) == ""
 
 
@@ -138,13 +140,16 @@ def test_hooks_and_program_keys_in_the_real_repository_never_run(binding, home, 
     wt = open_worktree(binding, "one", thread(home, "T1-C1-1"))
     head = commit_file(wt.path, "f.txt", "f\n", "feature")
     (wt.path / ".gitattributes").write_text("* filter=evil\n")  # the agent's, uncommitted
-    common = Path(sh("rev-parse", "--path-format=absolute", "--git-common-dir", cwd=binding.path))
-    for hook in ("pre-push", "post-checkout", "reference-transaction", "pre-auto-gc"):
-        (common / "hooks" / hook).symlink_to(planted(tmp_path, hook))
-    for key in ("core.fsmonitor", "diff.external", "filter.evil.clean", "filter.evil.smudge",
-                "remote.origin.receivepack", "remote.origin.uploadpack"):
-        sh("config", key, str(planted(tmp_path, key)), cwd=binding.path)
-    sh("config", "filter.evil.required", "true", cwd=binding.path)
+    sh("remote", "add", "origin", str(remote), cwd=wt.holder)  # so plain git pushes from the worktree too
+    for repo in (binding.path, wt.holder):  # the bound repository and the thread's own (the worktree's)
+        common = Path(sh("rev-parse", "--path-format=absolute", "--git-common-dir", cwd=repo))
+        for hook in ("pre-push", "post-checkout", "reference-transaction", "pre-auto-gc"):
+            (common / "hooks" / hook).unlink(missing_ok=True)
+            (common / "hooks" / hook).symlink_to(planted(tmp_path, hook))
+        for key in ("core.fsmonitor", "diff.external", "filter.evil.clean", "filter.evil.smudge",
+                    "remote.origin.receivepack", "remote.origin.uploadpack"):
+            sh("config", key, str(planted(tmp_path, key)), cwd=repo)
+        sh("config", "filter.evil.required", "true", cwd=repo)
     os.utime(wt.path / "f.txt", (1, 1))  # same content, new time: status asks the clean filter
     plain_git("status", cwd=wt.path)
     plain_git("diff", wt.base_commit, wt.branch, cwd=wt.path)
@@ -261,8 +266,8 @@ def test_a_program_git_runs_sees_no_secret(home, checkout, tmp_path, monkeypatch
 def test_a_worktree_the_agent_locked_is_still_removed_by_new_and_cleanup(binding, home):
     """Issue 25, finding 8: ``git worktree lock`` (the agent's own worktree, from inside it) made
     ``/new``'s removal and ``cleanup`` fail; the bot's removals unlock what they remove."""
-    one = open_worktree(binding, "one", home / "w1")
-    two = open_worktree(binding, "two", home / "w2")
+    one = open_worktree(binding, "one", thread(home, "T1-C1-1"))
+    two = open_worktree(binding, "two", thread(home, "T1-C1-2"))
     for wt in (one, two):
         sh("worktree", "lock", "--reason", "mine now", str(wt.path), cwd=wt.path)
     remove_worktree(one.path, known_repos(home), force=True)

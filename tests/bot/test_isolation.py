@@ -18,7 +18,7 @@ from bot.render import texts
 from engine.testing import prompt_contains, text, tool_use
 from engine.testing.env import FAKE_API_KEY
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE, WORKER
-from tests.bot.test_faults import ACHIEVED, FAST_BOT, GOAL, posted, start_thread
+from tests.bot.test_faults import ACHIEVED, CHANNEL, FAST_BOT, GOAL, posted, start_thread
 from tests.bot.test_repos_e2e import checkout  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.skipif(not (shutil.which("bwrap") and shutil.which("socat")),
@@ -167,9 +167,53 @@ async def test_a_bound_threads_worker_commits_but_cannot_plant_hooks_or_read_the
     ts = await start_thread(slack, f"/repo {repo}")
     await posted(slack, ts, "bound to a repository")
     thread = await start_thread(slack, "commit a file")
-    await posted(slack, thread, "Done: the goal is achieved")
+    await posted(slack, thread, "Branch flower/")  # after the summary, which copies the branch in
     shown = _shown_to_worker(fake_model, "do commit")
     assert "committed" in shown and "SQLite format" not in shown
     assert not hook.exists() and "fsmonitor" not in (repo / ".git" / "config").read_text()
     log = subprocess.run(["git", "-C", str(repo), "log", "--all", "--format=%s"], capture_output=True, text=True).stdout
     assert "add one" in log
+
+
+async def test_a_bound_threads_worker_cannot_touch_another_threads_branch_or_the_shared_objects(
+        make_bot, slack_env, fake_model, tmp_path, checkout):
+    """Issue 25, finding 8: each thread works in a repository of its own that borrows the bound
+    one's objects read-only. A worker in a second thread tries to move the first thread's branch,
+    delete the objects every thread and the bound checkout use, and lock the first worktree; the
+    first thread's branch, the bound repository's history and its /new stay as they were."""
+    slack, (repo, _) = slack_env, checkout
+    git = lambda *a: subprocess.run(["git", "-C", str(repo), *a], capture_output=True, text=True)  # noqa: E731
+    objects = repo / ".git" / "objects"
+    fake_model.rule(text(_brief("WORK")), when=[CLARIFIER, prompt_contains("real work")])
+    fake_model.rule(text(_brief("HARM")), when=CLARIFIER)
+    fake_model.rule(text(GOAL), when=[JUDGE, prompt_contains("设定目标")], sequence="call", repeat_last=True)
+    fake_model.rule(text(ACHIEVED), when=[JUDGE, prompt_contains("判定这一轮")], sequence="call", repeat_last=True)
+    fake_model.rule(tool_use("Bash", {"command": "echo a > a.txt && git add -A && git commit -qm 'real work' && echo ok"}),
+                    text("done"), when=[WORKER, prompt_contains("do work")])
+    harm = (f"git update-ref refs/heads/$(ls {repo}/.git/refs/heads/flower | head -1) HEAD; "
+            f"find {objects} -type f -delete 2>/dev/null; rm -rf {objects}/pack 2>/dev/null; "
+            "for w in $(git worktree list --porcelain | sed -n 's/^worktree //p'); do git worktree lock \"$w\"; done; "
+            "echo harmed; true")
+    fake_model.rule(tool_use("Bash", {"command": harm}), text("done"), when=[WORKER, prompt_contains("do harm")])
+    _coder("work", fake_model)
+    _coder("harm", fake_model)
+    await make_bot(FAST_BOT, FLOWER_ADMINS="U0ALICE")
+    ts = await start_thread(slack, f"/repo {repo}")
+    await posted(slack, ts, "bound to a repository")
+    first = await start_thread(slack, "real work")
+    await posted(slack, first, "Branch flower/")
+    [branch] = [b for b in git("for-each-ref", "--format=%(refname:short)", "refs/heads/flower").stdout.split() if b]
+    head = git("rev-parse", branch).stdout.strip()
+    count = len([p for p in objects.rglob("*") if p.is_file()])
+
+    second = await start_thread(slack, "do some harm")
+    await posted(slack, second, "Branch flower/")
+    assert "harmed" in _shown_to_worker(fake_model, "do harm")
+    assert git("rev-parse", branch).stdout.strip() == head
+    assert git("log", "--format=%s", branch).stdout.splitlines()[0] == "real work"
+    assert git("fsck", "--no-dangling").returncode == 0
+    assert len([p for p in objects.rglob("*") if p.is_file()]) >= count
+    mark = slack.mark()
+    await slack.send_event(slack.mention(CHANNEL, "/new real work again", thread_ts=first))
+    await posted(slack, first, "Branch flower/", after=mark)  # /new in the first thread still works
+
