@@ -330,7 +330,8 @@ def _copy_branch(worktree: Worktree) -> None:
         return  # a worktree of the bound repository itself: the branch is already there
     ref = f"refs/heads/{worktree.branch}"
     g.git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", str(worktree.own), f"+{ref}:{ref}",
-          cwd=worktree.repo, fix=f"The thread's branch could not be copied into {worktree.repo}.")
+          cwd=worktree.repo, config=("fetch.fsckObjects=true",),  # the run wrote those objects
+          fix=f"The thread's branch could not be copied into {worktree.repo}.")
 
 
 def _not_ours(path: Path) -> RepoError:

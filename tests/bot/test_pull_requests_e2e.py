@@ -132,11 +132,11 @@ async def test_github_open_pr_follow_up_comments_merged_noticed(make_bot, slack_
         assert forge.requests == []  # nothing reaches the forge before a person asks
         assert ref(bare, branch) is None
 
-        # the agent may rewrite the clone's origin: the push still goes where the admin bound
-        clone = bot.jobs.workspace(key) / "repo"
+        # the clone's origin rewritten (not by a run: the clone is out of its reach now): the push
+        # still goes where the admin bound
         evil = tmp_path / "evil.git"
         subprocess.run(["git", "init", "-q", "--bare", str(evil)], check=True)
-        repo = Path(git("rev-parse", "--path-format=absolute", "--git-common-dir", cwd=clone)).parent
+        [repo] = (tmp_path / "home" / "repos").iterdir()
         git("remote", "set-url", "origin", str(evil), cwd=repo)
 
         await slack.click(CHANNEL, branch_msg.response["ts"], OPEN_PR_ACTION, user="U0BOB")
@@ -236,7 +236,9 @@ async def test_a_worker_pointing_head_at_main_cannot_make_the_bot_push_main(make
         branch_msg = await posted(slack, thread, "Branch flower/")
         await posted(slack, thread, "Opened merge request")
         [clone] = (tmp_path / "home" / "repos").iterdir()
-        assert git("rev-parse", "refs/heads/main", cwd=clone) != main_before  # the hijack ran here
+        own = next((tmp_path / "home" / "workspaces").glob("*/repo.git"))  # the thread's own repository
+        assert git("rev-parse", "refs/heads/main", cwd=own) != main_before  # the hijack ran there
+        assert git("rev-parse", "refs/heads/main", cwd=clone) == main_before  # and never reached the clone
         mark = slack.mark()
         await say(slack, "one more round please", thread_ts=thread)  # the next run reads the worktree again
         again = await posted(slack, thread, "Branch ", after=mark)
@@ -322,8 +324,7 @@ async def test_bad_cases_are_said_and_leave_nothing_half_made(make_bot, slack_en
 
         # a PR that already exists for the branch (opened by hand): reused, not a second one
         git("push", "-q", str(bare), f"refs/heads/{branch}:refs/heads/{branch}",
-            cwd=Path(git("rev-parse", "--path-format=absolute", "--git-common-dir",
-                         cwd=bot.jobs.workspace(key) / "repo")).parent)
+            cwd=next((tmp_path / "home" / "repos").iterdir()))
         forge.open_by_hand("acme/app", head=branch, base="main", title="by hand")
         mark = slack.mark()
         await slack.click(CHANNEL, branch_msg.response["ts"], OPEN_PR_ACTION)
