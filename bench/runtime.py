@@ -88,7 +88,9 @@ def _children(pid: int) -> list[int]:
             pass  # a thread ended while we listed: its children show under another or are gone
         return kids
     try:
-        return [c.pid for c in psutil.Process(pid).children()]
+        kids = psutil.Process(pid).children()
+        # a sandboxed CLI runs under bubblewrap (its own view, engine/_run/sandbox.py): count the CLI
+        return [k for c in kids for k in (_children(c.pid) if c.name() == "bwrap" else [c.pid])]
     except psutil.Error:
         return []
 
