@@ -6,7 +6,7 @@ side by side in one run.
   one write transaction). Per-claim latency (median, 95th percentile, worst) and claims a second
   for all replicas together.
 - **Notices a second**: notices queued in 10 threads, posted by the real ``Outbox`` of each replica
-  (each item claimed first, ``bot.runs.replicas``) to the fake Slack's Web API, until all are
+  (each item claimed first, ``bot.store.replicas``) to the fake Slack's Web API, until all are
   posted; notices a second from the first post to the last, and how many were posted twice (must
   be 0).
 - **Forwarded events**: an event for a thread another replica owns, from ``forward`` to the owner's
@@ -103,7 +103,7 @@ def _poster(target: str, env: dict[str, str], clustered: bool, done: Any) -> Non
     os.environ.update(env)
     from bot.config import load_config
     from bot.main import web_client
-    from bot.runs.replicas import Replicas, Solo
+    from bot.store.replicas import Replicas, Solo
     from bot.slack.outbox import Outbox
 
     async def go() -> None:
@@ -156,7 +156,7 @@ async def notices(target: str, replicas: int, count: int) -> dict[str, float]:
 
 async def forwarding(url: str, count: int) -> dict[str, float]:
     """From ``forward`` on one replica to the owner's handler, ``count`` times."""
-    from bot.runs.replicas import POLL_S, Replicas
+    from bot.store.replicas import POLL_S, Replicas
     from bot.store.bot_store import ThreadKey
 
     store = _open(url)
@@ -185,7 +185,7 @@ async def forwarding(url: str, count: int) -> dict[str, float]:
 
 async def takeover(url: str, runs: int) -> float:
     """Seconds from a replica's last renewal until another (default lease and heartbeat) took all ``runs``."""
-    from bot.runs.replicas import Replicas
+    from bot.store.replicas import Replicas
     from bot.store.bot_store import ThreadKey
 
     store = _open(url)

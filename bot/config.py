@@ -21,7 +21,7 @@ from dotenv import dotenv_values
 
 from bot.agent_env import AgentEnvError, agent_env, extra_names
 from bot.forge.remote import DEFAULT_GITHUB_API, DEFAULT_GITLAB_URL, ForgeSettings
-from bot.render.outside import mask_credentials
+from bot.text.outside import mask_credentials
 from bot.sandbox import default_domains
 
 

@@ -32,10 +32,10 @@ from bot.slack.middleware import Gate
 from bot.runs.jobs import BotOptions, Jobs
 from bot.slack.outbox import Outbox
 from bot.repos.threads import REPO_DIR
-from bot.runs.replicas import Replicas, Solo
+from bot.store.replicas import Replicas, Solo
 from bot.store.factory import AnyBotStore, open_bot_store
 from bot.store.housekeeping import EXIT_VANISHED, Housekeeper, StoreVanished
-from bot.runs.threads import workspace_dir
+from bot.folders import workspace_dir
 from bot.sandbox import require_sandbox
 from engine import FlowerError, check_cli
 from bot.slack.watchdog import SocketWatchdog

@@ -16,8 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
-from engine._human.transports import AnswerState
-from engine._run.resilience import FailureKind
+# Defined here, the lowest module, and re-used above: what a question's answer came to, and what
+# kind of failure ended an attempt.
+AnswerState = Literal["answered", "timeout", "nobody"]
+FailureKind = Literal["transient", "fatal", "unknown"]
 
 log = logging.getLogger(__name__)
 

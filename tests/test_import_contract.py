@@ -132,6 +132,56 @@ def test_the_bot_imports_only_the_engines_top_level():
     assert wrong == [], "\n".join(wrong)
 
 
+# The bot's layers, highest first: a module may import its own layer and those below it, never one
+# above. A module belongs to the first layer with a prefix that holds it (so the outbound part of
+# ``bot.slack`` is what the inbound list leaves).
+BOT_LAYERS = (
+    ("wiring", ("bot.main", "bot.__main__")),
+    ("inbound Slack: events, middleware, commands", (
+        "bot.slack.app", "bot.slack.middleware", "bot.slack.intake", "bot.slack.commands", "bot.slack.catchup",
+        "bot.slack.socket", "bot.slack.watchdog", "bot.slack.startup", "bot.slack.malformed",
+        "bot.slack.unrecorded", "bot.slack.feedback")),
+    ("runs: a thread's run, its pull request, repository commands", ("bot.runs", "bot.forge.pull_requests")),
+    ("outbound posting: outbox, quick calls, status surfaces", ("bot.slack",)),
+    ("render: Block Kit and texts", ("bot.render",)),
+    ("store", ("bot.store",)),
+    ("clients: forge, git and repositories, folders, sandbox, settings, text helpers", (
+        "bot.forge", "bot.repos", "bot.folders", "bot.sandbox", "bot.agent_env", "bot.config", "bot.text")),
+    ("values", ("bot.records",)),
+)
+
+
+def _layer(name: str) -> int | None:
+    return next((i for i, (_, prefixes) in enumerate(BOT_LAYERS) if any(_within(name, p) for p in prefixes)), None)
+
+
+def test_every_bot_module_has_a_layer():
+    unplaced = [m.where for name, m in MODULES.items()
+                if _within(name, "bot") and name != "bot" and m.production and _layer(name) is None]
+    assert unplaced == [], "modules in no layer of BOT_LAYERS (add them to one):\n" + "\n".join(unplaced)
+
+
+def test_no_bot_import_runs_up_a_layer():
+    wrong = []
+    for name, found in IMPORTS.items():
+        if not MODULES[name].production or (mine := _layer(name)) is None:
+            continue
+        for imp in found:
+            target = _ours(imp.target)
+            theirs = _layer(target) if target is not None and MODULES[target].production else None
+            if theirs is not None and theirs < mine:
+                wrong.append(f"{imp.at}: `{imp.statement}`: {BOT_LAYERS[mine][0].split(':')[0]} imports "
+                             f"{BOT_LAYERS[theirs][0].split(':')[0]}, a layer above it; move the shared part down")
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_the_engines_events_import_nothing_of_the_engine():
+    """The typed events are the engine's lowest module: everything reports through them."""
+    wrong = [f"{imp.at}: `{imp.statement}`" for imp in IMPORTS["engine._events"]
+             if _within(imp.target, "engine") and imp.target != "engine._errors"]
+    assert wrong == [], "\n".join(wrong)
+
+
 def test_production_code_never_imports_a_test_kit():
     wrong = [
         f"{imp.source.name} ({imp.at}): `{imp.statement}` loads the test kit {imp.target!r}; "

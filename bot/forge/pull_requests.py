@@ -27,7 +27,7 @@ from bot.forge.push import branch_commit, commits_between, delete_branch, push_b
 from bot.forge.remote import ForgeRepo, recognise
 from bot.render import messages as render, pull_request as pr_text, texts
 from bot.render.pull_request import Report
-from bot.render.split import escape
+from bot.text.split import escape
 from bot.render.repo import DRAFT_PR_ACTION, OPEN_PR_ACTION, PrButton
 from bot.repos.bindings import Binding, Bindings
 from bot.repos.git import RepoError
@@ -35,7 +35,7 @@ from bot.repos.worktrees import Worktree
 from bot.slack.outbox import Outbox
 from bot.slack.quick import permalink
 from bot.store.bot_store import BotStore, PullRequestRow, ThreadKey
-from bot.runs.threads import folder_name
+from bot.folders import folder_name
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 from bot.forge.client import ForgeError
 from bot.forge.remote import ForgeRepo
-from bot.render.split import clip
+from bot.text.split import clip
 from bot.repos import git as g
 from bot.repos.bindings import Binding
 from bot.repos.worktrees import own_branch

@@ -5,7 +5,7 @@ default)."""
 from __future__ import annotations
 
 from bot.render import texts
-from bot.render.split import clip, escape
+from bot.text.split import clip, escape
 
 
 def wait_words(seconds: float) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.render import texts
-from bot.render.split import clip
+from bot.text.split import clip
 from engine import flow_failure
 
 __all__ = ["failure_reason"]

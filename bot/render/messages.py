@@ -35,8 +35,8 @@ from bot.render.notices import (
     wake_banner,
 )
 from bot.render import texts
-from bot.render.split import clip, escape, utf16_len
-from bot.store.records import ACTIVE_STATES as ACTIVE, ThreadState
+from bot.text.split import clip, escape, utf16_len
+from bot.records import ACTIVE_STATES as ACTIVE, ThreadState
 from engine import CheckState, human_tokens
 
 __all__ = [

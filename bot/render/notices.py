@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from bot.render import texts
 from bot.render.block_kit import MAX_BLOCKS, Payload, blocks_for, context, fallback, section
-from bot.render.split import clip, escape
+from bot.text.split import clip, escape
 from engine import (
     Event,
     HandoffEvent,

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from slack_sdk.models.blocks import PlanBlock, TaskCardBlock
 
 from bot.render.block_kit import Payload, blocks_for, fallback as fallback_text
-from bot.render.split import clip, escape
+from bot.text.split import clip, escape
 from engine import CheckState
 
 __all__ = ["STATE_WORDS", "TaskStatus", "fallback", "plan_message"]

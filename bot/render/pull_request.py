@@ -15,7 +15,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from bot.render.split import clip
+from bot.text.split import clip
 from engine import BRIEF_KEY, GOAL_KEY, VERDICT_KEY, Brief, Goal, Verdict, check_states
 
 __all__ = ["Report", "body", "comment", "report_from", "title"]

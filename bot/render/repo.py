@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 from bot.render import controls, texts
 from bot.render.block_kit import Payload, button, context, fallback, section
-from bot.render.outside import mask_credentials
+from bot.text.outside import mask_credentials
 from bot.repos.bindings import Binding
-from bot.render.split import clip, escape
-from bot.store.records import ThreadKey
+from bot.text.split import clip, escape
+from bot.records import ThreadKey
 from bot.repos.worktrees import Result
 
 PUSH_ACTION = "flower_push"

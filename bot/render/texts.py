@@ -11,7 +11,7 @@ error, a URL): its ``format`` masks credentials and escapes each field, whoever 
 
 from __future__ import annotations
 
-from bot.render.outside import Sentence
+from bot.text.outside import Sentence
 
 # -- Who and where, inside other sentences ---------------------------------------------------
 

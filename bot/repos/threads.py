@@ -15,9 +15,9 @@ from typing import Any
 from bot.repos.bindings import Binding, Bindings, fetch
 from bot.repos.git import RepoError
 from bot.repos.linked import checked_git_dir, common_dir
-from bot.store.records import ThreadKey
+from bot.records import ThreadKey
 from bot.repos.worktrees import Worktree, known_repos, open_worktree, remove_worktree, slugify, worktree_at
-from bot.runs.threads import run_dir
+from bot.folders import run_dir
 from engine import StarterRun, beneath, starter_paths, write_json_atomic
 
 REPO_DIR = "repo"

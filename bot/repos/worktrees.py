@@ -32,7 +32,7 @@ from bot.repos import git as g
 from bot.repos.git import RepoError
 from bot.repos.bindings import CLONES, Binding, Bindings
 from bot.repos.linked import WorktreeChangedError, checked_git_dir, common_dir, plain_path
-from bot.runs.threads import WORKSPACES
+from bot.folders import WORKSPACES
 
 BRANCH_PREFIX = "flower/"
 BASE_FILE = "flower-base"  # in the worktree's private git folder: outside the diff, removed with it

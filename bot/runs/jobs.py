@@ -27,8 +27,8 @@ from bot.runs import tally
 from bot.runs.run import ASK_FILE, BotOptions, Run, Runner
 from bot.runs.start_gate import StartGate
 from bot.store.bot_store import BotStore, Thread, ThreadKey
-from bot.store.records import ACTIVE_STATES
-from bot.runs.threads import ensure_workspace, folder_name, run_dir
+from bot.records import ACTIVE_STATES
+from bot.folders import ensure_workspace, folder_name, run_dir
 from engine import beneath, write_text_atomic
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bot.store.records import ThreadState
+from bot.records import ThreadState
 from engine import Question
 
 

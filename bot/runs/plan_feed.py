@@ -19,7 +19,7 @@ from pathlib import Path
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import plan as render_plan
-from bot.runs.threads import folder_name
+from bot.folders import folder_name
 from bot.slack.outbox import Outbox, edit
 from bot.store.bot_store import BotStore, ThreadKey
 from engine import CheckState, Event, Goal, StepStarted, Verdict, VerdictGiven, check_states

@@ -36,8 +36,8 @@ from bot.runs.outcome import Failed, Finished, Outcome, Parked, ShutDown, Stoppe
 from bot.runs.start_gate import START_AT_ONCE
 from bot.runs.status_feed import StatusFeed
 from bot.runs.surfaces import Surfaces
-from bot.runs.threads import folder_name, run_dir
-from bot.runs.replicas import HEARTBEAT_S, LEASE_S
+from bot.folders import folder_name, run_dir
+from bot.store.replicas import HEARTBEAT_S, LEASE_S
 from bot.runs.transport import Answers, SlackTransport
 from bot.sandbox import thread_sandbox
 from bot.slack.assistant import AssistantStatus
@@ -60,7 +60,7 @@ class BotOptions:
     status_every_s: float = 3.0
     start_at_once: int | None = START_AT_ONCE  # CLIs starting at once (``bot.runs.start_gate``); None: no limit
     forge_retry: Retry = field(default_factory=Retry)  # how the forge's API is retried (tests: quickly)
-    # Several replicas on one database (``bot.runs.replicas``): None means exactly when
+    # Several replicas on one database (``bot.store.replicas``): None means exactly when
     # FLOWER_DATABASE_URL is set; tests also run replicas on one SQLite file, with short leases.
     replicas: bool | None = None
     lease_s: float = LEASE_S

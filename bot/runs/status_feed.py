@@ -20,7 +20,7 @@ from bot.runs.events_view import RunStatus
 from bot.slack.outbox import Outbox, edit
 from bot.slack.quick import permalink
 from bot.store.bot_store import BotStore, ThreadKey
-from bot.runs.threads import folder_name
+from bot.folders import folder_name
 from engine import AskEvent, Event
 
 log = logging.getLogger(__name__)

@@ -19,7 +19,7 @@ from pathlib import Path
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.runs.plan_feed import PlanFeed
-from bot.runs.threads import folder_name
+from bot.folders import folder_name
 from bot.slack.assistant import AssistantStatus
 from bot.slack.outbox import Outbox
 from bot.store.bot_store import BotStore, ThreadKey

@@ -22,13 +22,13 @@ from bot.runs.transport import Answers
 from bot.slack.commands import parse, parse_repo
 from bot.config import Config
 from bot.runs.jobs import Jobs
-from bot.runs.replicas import Replicas, Solo
+from bot.store.replicas import Replicas, Solo
 from bot.slack.outbox import Outbox, edit, ephemeral, react
 from bot.slack.unrecorded import unrecorded_for
-from bot.repos.intake import RepoIntake
+from bot.runs.repo_commands import RepoCommands
 from bot.store.bot_store import BotStore, Question as StoredQuestion, StoreError, ThreadKey
 from bot.store.faults import diagnose
-from bot.runs.threads import WORKSPACES, ThreadError, folder_name
+from bot.folders import WORKSPACES, ThreadError, folder_name
 from engine import Answer
 
 log = logging.getLogger(__name__)
@@ -41,7 +41,7 @@ class Intake:
         self.config, self.store, self.client = config, store, client
         self.outbox, self.jobs, self.answers = outbox, jobs, answers
         self.replicas = replicas or Solo()
-        self.repo = RepoIntake(config=config, client=client, outbox=outbox)
+        self.repo = RepoCommands(config=config, client=client, outbox=outbox)
 
     # -- events --------------------------------------------------------------------------------
 
@@ -95,7 +95,7 @@ class Intake:
         user, channel, ts = event.get("user", ""), event["channel"], event["ts"]
         repo = parse_repo(event.get("text", ""))
         if repo is not None:  # `@flower /repo …`: the channel's repository, answered in the thread
-            await self.repo.command(key, user, repo)
+            await self.repo.command(key, user, repo.source, repo.base)
             return
         if await self.store.get_thread(key) is not None:
             await self.words(key, event.get("text", ""), user, ts)
@@ -138,7 +138,7 @@ class Intake:
         """A person's words in a known thread: /new, an answer, an interruption, or a wake."""
         repo = parse_repo(text)
         if repo is not None:  # the mention pair may arrive as a plain message first
-            await self.repo.command(key, user, repo)
+            await self.repo.command(key, user, repo.source, repo.base)
             return
         said = parse(text)
         if said.new:

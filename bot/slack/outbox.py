@@ -9,7 +9,7 @@ the bot may not post in drops that thread's notices for a while, with one log li
 long goes out in parts, refused Block Kit as its text alone: never the same post again. A post
 that could not reach Slack is retried until it can (backing off to once a minute); anything else
 Slack refused is retried a few times, then given up. One failed notice holds back the later ones
-of its thread: their order is kept. With several replicas (``bot.runs.replicas``) each item is
+of its thread: their order is kept. With several replicas (``bot.store.replicas``) each item is
 claimed before it is posted, so one replica posts it; one that takes over a dead replica's claim
 looks in the thread first.
 """
@@ -24,10 +24,10 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.render.split import split_text, utf16_len
+from bot.text.split import split_text, utf16_len
 from bot.slack.errors import SLACK_FAILED, UNREACHABLE, SlackAuthError, classify, error_code
 from bot.slack.quick import edit, ephemeral, react
-from bot.runs.replicas import Replicas, Solo
+from bot.store.replicas import Replicas, Solo
 from bot.store.bot_store import BotStore, StoreError, ThreadKey
 
 log = logging.getLogger(__name__)

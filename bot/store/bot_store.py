@@ -20,7 +20,7 @@ from bot.store.queues import QueuesMixin
 from bot.store.pull_requests import PullRequestRow, PullRequestsMixin
 from bot.store.surfaces import Feedback, SurfacesMixin
 from bot.store.threads import ThreadsMixin
-from bot.store.records import InboxItem, OutboxItem, Question, Thread, ThreadKey, ThreadState
+from bot.records import InboxItem, OutboxItem, Question, Thread, ThreadKey, ThreadState
 from engine import StoreError
 
 __all__ = [

@@ -5,7 +5,7 @@ and outbox claims.
 forward). ``forwards``: an event a replica received for a thread another one owns, kept until the
 owner (whoever it is by then) has handled it. ``outbox_claims``: the replica posting a notice and
 until when, so two replicas never post the same one. A replica that stops renewing loses all of
-it by expiry. One process on SQLite uses none of this (``bot.runs.replicas.Solo``).
+it by expiry. One process on SQLite uses none of this (``bot.store.replicas.Solo``).
 
 Every read-then-write is one ``immediate`` transaction: SQLite's write lock, PostgreSQL's
 advisory lock. Writers take turns, so a takeover cannot race a renewal or another takeover.
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from bot.store.core import Conn, StoreCore
-from bot.store.records import ACTIVE_STATES, ThreadKey
+from bot.records import ACTIVE_STATES, ThreadKey
 
 __all__ = ["Claim", "Forward", "LeasesMixin"]
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from bot.store.core import StoreCore
-from bot.store.records import ThreadKey
+from bot.records import ThreadKey
 
 __all__ = ["PullRequestRow", "PullRequestState", "PullRequestsMixin"]
 

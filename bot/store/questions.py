@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Union
 
 from bot.store.core import Conn, StoreCore
-from bot.store.records import Question, ThreadKey
+from bot.records import Question, ThreadKey
 from engine import StoreError
 
 __all__ = ["QuestionRef", "QuestionsMixin"]

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from bot.store.core import Conn, StoreCore
-from bot.store.records import InboxItem, OutboxItem, ThreadKey
+from bot.records import InboxItem, OutboxItem, ThreadKey
 from engine import StoreError
 
 __all__ = ["QueuesMixin"]

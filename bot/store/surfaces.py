@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from bot.store.core import Conn, StoreCore
-from bot.store.records import ThreadKey
+from bot.records import ThreadKey
 from engine import StoreError
 
 __all__ = ["Feedback", "Sentiment", "SurfacesMixin"]

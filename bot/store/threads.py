@@ -11,7 +11,7 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 
 from bot.store.core import Conn, StoreCore
-from bot.store.records import ACTIVE_STATES, THREAD_STATES, Thread, ThreadKey, ThreadState
+from bot.records import ACTIVE_STATES, THREAD_STATES, Thread, ThreadKey, ThreadState
 from engine import StoreError
 
 __all__ = ["ThreadsMixin"]

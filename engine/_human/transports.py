@@ -16,12 +16,12 @@ import unicodedata
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol, TextIO
+from typing import Protocol, TextIO
 
 from engine._errors import FlowerError
+from engine._events import AnswerState
 from engine._human.lines import Lines, lines_of
 
-AnswerState = Literal["answered", "timeout", "nobody"]
 KEY_LENGTH = 16  # hex digits of sha256: plenty to tell the questions of one thread apart
 
 

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit
 
-FailureKind = Literal["transient", "fatal", "unknown"]
+from engine._events import FailureKind
+
 FatalCause = Literal["auth", "billing", "forbidden", "model", "cli"]
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"

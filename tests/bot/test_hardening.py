@@ -12,7 +12,7 @@ from bot.config import load_config
 from bot.main import start_bot
 from bot.store.bot_store import ThreadKey
 from bot.testing.payloads import url_verification
-from bot.runs.threads import ThreadError, workspace_dir
+from bot.folders import ThreadError, workspace_dir
 from engine.testing.roles import CLARIFIER
 from tests.bot.test_app_e2e import CHANNEL, CLARIFY_ONLY, asked_thread, brief_only, posted
 

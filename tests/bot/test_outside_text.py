@@ -12,7 +12,7 @@ from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from bot.config import ConfigError
 from bot.render import texts
-from bot.render.outside import Sentence, mask_credentials, outside
+from bot.text.outside import Sentence, mask_credentials, outside
 from bot.repos.bindings import Bindings, RepoError
 from bot.slack.app import describe
 from bot.slack.errors import SlackAuthError, classify, error_code

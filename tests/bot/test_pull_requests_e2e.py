@@ -19,7 +19,7 @@ import pytest
 from bot.forge.client import Retry
 from bot.render.repo import DIFF_ACTION, DRAFT_PR_ACTION, OPEN_PR_ACTION, PR_LINK_ACTION, PUSH_ACTION
 from bot.runs.run import BotOptions
-from bot.store.records import ThreadKey
+from bot.records import ThreadKey
 from bot.testing.fake_forge import FakeForge
 from engine import Resilience
 from engine.testing import prompt_contains, text, tool_use

@@ -9,7 +9,7 @@ import pytest
 from bot.render import messages as render
 from bot.render.block_kit import blocks_for
 from bot.render.notices import cost, duration, event_notice
-from bot.render.split import SplitError, clip, escape, escaped_len, split_text, utf16_len
+from bot.text.split import SplitError, clip, escape, escaped_len, split_text, utf16_len
 from bot.testing.limits import block_problems, check_message
 from engine import (
     AskEvent,

@@ -14,7 +14,7 @@ import dataclasses
 
 import pytest
 
-from bot.runs.replicas import Replicas
+from bot.store.replicas import Replicas
 from bot.store.bot_store import ThreadKey
 from engine.testing.roles import CLARIFIER
 from tests.bot.test_app_e2e import ACHIEVED, CHANNEL, OPTIONS, posted, question, script

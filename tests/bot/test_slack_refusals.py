@@ -17,7 +17,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import load_config
 from bot.main import web_client
-from bot.render.split import split_text, utf16_len
+from bot.text.split import split_text, utf16_len
 from bot.slack.outbox import NOTICE_EVENT, PART_LIMIT, Outbox
 from bot.store.bot_store import BotStore, ThreadKey
 from tests.bot.test_app_e2e import CLARIFY_ONLY, brief_only

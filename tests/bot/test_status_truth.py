@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bot.render.notices import cost
 from bot.runs import tally
-from bot.runs.threads import run_dir
+from bot.folders import run_dir
 from bot.store.bot_store import ThreadKey
 from engine import LANGUAGES, starter_paths
 from engine._lang import words

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.store.records import ThreadKey
-from bot.runs.threads import ThreadError, ensure_workspace, folder_name, run_dir, workspace_dir
+from bot.records import ThreadKey
+from bot.folders import ThreadError, ensure_workspace, folder_name, run_dir, workspace_dir
 
 
 @pytest.mark.parametrize(

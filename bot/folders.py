@@ -1,4 +1,4 @@
-"""A Slack thread <-> its workspace folder under ``FLOWER_HOME``.
+"""A Slack thread <-> its folders under ``FLOWER_HOME``: the workspace and the engine's run folder in it.
 
 One thread (team, channel, thread ts) is one workspace: ``<home>/workspaces/<team>-<channel>-<ts>``
 with the ts's dot replaced, and ``runs/`` inside it is the engine's run_dir. Ids come from Slack
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bot.store.records import ThreadKey
+from bot.records import ThreadKey
 from engine import FlowerError
 
 WORKSPACES = "workspaces"

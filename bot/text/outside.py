@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bot.render.split import escape
+from bot.text.split import escape
 
 __all__ = ["MASK", "Sentence", "mask_credentials", "outside"]
 

@@ -17,29 +17,28 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.render import messages as render
 from bot.render import repo as render_repo
 from bot.render import texts
-from bot.slack.commands import RepoCommand
 from bot.config import Config
 from bot.repos.git import RepoError
 from bot.slack.outbox import SLACK_FAILED, Outbox, ephemeral
 from bot.repos.threads import thread_worktree
 from bot.repos.bindings import Bindings
-from bot.store.records import ThreadKey
-from bot.runs.threads import workspace_dir
+from bot.records import ThreadKey
+from bot.folders import workspace_dir
 from bot.repos.worktrees import push, summary
 
 log = logging.getLogger(__name__)
 
-class RepoIntake:
+class RepoCommands:
     """``/repo`` and the repository buttons of one bot."""
 
     def __init__(self, *, config: Config, client: AsyncWebClient, outbox: Outbox) -> None:
         self.config, self.client, self.outbox = config, client, outbox
         self.bindings = Bindings(config.home)
 
-    async def command(self, key: ThreadKey, user: str, said: RepoCommand) -> None:
+    async def command(self, key: ThreadKey, user: str, source: str, base: str | None) -> None:
         """Show (no source) or set (admins only) the channel's binding; the answer goes in ``key``'s thread."""
         stamp = f"{key.channel}:{key.thread_ts}"
-        if not said.source:
+        if not source:
             binding = await asyncio.to_thread(self.bindings.get, key.channel)
             shown = (render_repo.binding_message(binding, changed=False) if binding else
                      render_repo.not_bound_message(can_bind=bool(self.config.admins)))
@@ -50,7 +49,7 @@ class RepoIntake:
             await ephemeral(self.client, key.channel, user, note, thread_ts=key.thread_ts)
             return
         try:
-            binding = await asyncio.to_thread(self.bindings.bind, key.channel, said.source, said.base)
+            binding = await asyncio.to_thread(self.bindings.bind, key.channel, source, base)
         except RepoError as exc:
             await self.outbox.send(key, "repo", f"repo:{stamp}", texts.NOT_BOUND_ERROR.format(error=exc))
             return
