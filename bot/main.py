@@ -31,7 +31,7 @@ from bot.slack.intake import Intake
 from bot.slack.middleware import Gate
 from bot.runs.jobs import BotOptions, Jobs
 from bot.slack.outbox import Outbox
-from bot.repos.threads import REPO_DIR
+from bot.repos.thread_worktree import REPO_DIR
 from bot.store.replicas import Replicas, Solo
 from bot.store.factory import AnyBotStore, open_bot_store
 from bot.store.housekeeping import EXIT_VANISHED, Housekeeper, StoreVanished

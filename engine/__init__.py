@@ -53,7 +53,7 @@ from engine._run.sandbox import Sandbox
 from engine._agents.workbench import Workbench
 from engine._docs.brief import Brief
 from engine._docs.goal import Goal
-from engine._docs.handoff import Handoff
+from engine._docs.handoff_doc import Handoff
 from engine._docs.verdict import Verdict
 from engine._docs.checks import CheckState, check_states
 from engine._errors import FlowerError

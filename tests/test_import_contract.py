@@ -140,8 +140,8 @@ BOT_LAYERS = (
     ("inbound Slack: events, middleware, commands", (
         "bot.slack.app", "bot.slack.middleware", "bot.slack.intake", "bot.slack.commands", "bot.slack.catchup",
         "bot.slack.socket", "bot.slack.watchdog", "bot.slack.startup", "bot.slack.malformed",
-        "bot.slack.unrecorded", "bot.slack.feedback")),
-    ("runs: a thread's run, its pull request, repository commands", ("bot.runs", "bot.forge.pull_requests")),
+        "bot.slack.unrecorded", "bot.slack.feedback_clicks")),
+    ("runs: a thread's run, its pull request, repository commands", ("bot.runs",)),
     ("outbound posting: outbox, quick calls, status surfaces", ("bot.slack",)),
     ("render: Block Kit and texts", ("bot.render",)),
     ("store", ("bot.store",)),
@@ -172,6 +172,19 @@ def test_no_bot_import_runs_up_a_layer():
             if theirs is not None and theirs < mine:
                 wrong.append(f"{imp.at}: `{imp.statement}`: {BOT_LAYERS[mine][0].split(':')[0]} imports "
                              f"{BOT_LAYERS[theirs][0].split(':')[0]}, a layer above it; move the shared part down")
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_no_two_modules_of_a_package_share_a_name():
+    """A name names one thing: ``threads.py`` in three folders meant three things."""
+    wrong = []
+    for package in PACKAGES:
+        seen: dict[str, list[str]] = {}
+        for name, module in MODULES.items():
+            if _within(name, package) and module.production and not module.is_package:
+                seen.setdefault(name.rsplit(".", 1)[-1], []).append(module.where)
+        wrong += [f"{package}: {' and '.join(paths)} share the name {short}.py; rename one by what it holds"
+                  for short, paths in sorted(seen.items()) if len(paths) > 1 and short != "__main__"]
     assert wrong == [], "\n".join(wrong)
 
 

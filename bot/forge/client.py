@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.forge.base import Forge, ForgeError, ForgeErrorKind, PullRequest, Retry
+from bot.forge.api import Forge, ForgeError, ForgeErrorKind, PullRequest, Retry
 from bot.forge.github import GitHub
 from bot.forge.gitlab import GitLab
 from bot.forge.remote import ForgeRepo

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from bot.forge.base import MESSAGE_CHARS, Forge, PullRequest, Reply, flatten
+from bot.forge.api import MESSAGE_CHARS, Forge, PullRequest, Reply, flatten
 
 API_VERSION = "2022-11-28"
 _EXISTS = "a pull request already exists"  # GitHub's 422 wording when one is open for the same head

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from bot.forge.base import MESSAGE_CHARS, Forge, PullRequest, Reply, flatten
+from bot.forge.api import MESSAGE_CHARS, Forge, PullRequest, Reply, flatten
 
 DEVELOPER = 30  # the lowest access level that may push a branch and open a merge request
 _LEVELS = {0: "no access", 5: "Minimal access", 10: "Guest", 20: "Reporter", 30: "Developer", 40: "Maintainer",

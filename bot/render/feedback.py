@@ -12,7 +12,7 @@ from slack_sdk.models.blocks import ContextActionsBlock, FeedbackButtonsElement
 from bot.render import controls
 from bot.render.block_kit import MAX_BLOCKS, Payload
 from bot.store.bot_store import ThreadKey
-from bot.store.surfaces import Sentiment
+from bot.store.surface_rows import Sentiment
 
 __all__ = ["FEEDBACK_ACTION", "NOT_RECORDED", "Sentiment", "feedback_block", "parse_value", "thanks", "with_feedback"]
 

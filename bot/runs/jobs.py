@@ -16,12 +16,12 @@ from pathlib import Path
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.forge.pull_requests import PullRequests
+from bot.runs.pull_requests import PullRequests
 from bot.runs.transport import Answers
 from bot.config import Config
 from bot.slack.outbox import Outbox
 from bot.render import notices, texts
-from bot.repos.threads import mark_fresh, thread_run
+from bot.repos.thread_worktree import mark_fresh, thread_run
 from bot.runs.outcome import Failed, Outcome, Parked, ShutDown, Stopped
 from bot.runs import tally
 from bot.runs.run import ASK_FILE, BotOptions, Run, Runner

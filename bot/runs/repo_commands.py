@@ -20,7 +20,7 @@ from bot.render import texts
 from bot.config import Config
 from bot.repos.git import RepoError
 from bot.slack.outbox import SLACK_FAILED, Outbox, ephemeral
-from bot.repos.threads import thread_worktree
+from bot.repos.thread_worktree import thread_worktree
 from bot.repos.bindings import Bindings
 from bot.records import ThreadKey
 from bot.folders import workspace_dir

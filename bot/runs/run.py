@@ -21,13 +21,13 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Config
 from bot.forge.client import Retry
-from bot.forge.pull_requests import PullRequests
+from bot.runs.pull_requests import PullRequests
 from bot.render import controls, deadline as render_deadline, messages as render, repo as render_repo, texts
 from bot.render import pull_request as pr_text
 from bot.render.feedback import with_feedback
 from bot.render.failures import failure_reason
 from bot.repos.git import RepoError, remotes
-from bot.repos.threads import open_for_thread, thread_run, worktree_git
+from bot.repos.thread_worktree import open_for_thread, thread_run, worktree_git
 from bot.repos.worktrees import summary as repo_summary
 from bot.runs import final, tally
 from bot.runs.events_view import RunStatus

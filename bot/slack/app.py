@@ -30,7 +30,7 @@ from bot.config import Config
 from bot.render import messages as render
 from bot.render import repo as render_repo
 from bot.render.feedback import FEEDBACK_ACTION
-from bot.slack.feedback import FeedbackClicks, names_feedback
+from bot.slack.feedback_clicks import FeedbackClicks, names_feedback
 from bot.slack.intake import Intake
 from bot.slack.malformed import problem
 from bot.slack.middleware import Gate

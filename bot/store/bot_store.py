@@ -2,7 +2,7 @@
 
 Threads and handled event ids live in ``bot.store.threads``; questions in
 ``bot.store.questions``, the outbox and inbox in ``bot.store.queues``, checklist messages and
-feedback in ``bot.store.surfaces``, pull requests in ``bot.store.pull_requests``, pruning of old
+feedback in ``bot.store.surface_rows``, pull requests in ``bot.store.pr_rows``, pruning of old
 rows in ``bot.store.housekeeping``, the tables in ``bot.store.schema``. The same mixins on
 PostgreSQL are ``bot.store.pg_store.PgBotStore``. Everything a restart must not lose is written
 before the bot acts on it: a click's answer, an event id, a notice to post.
@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.store.base import StoreBase
+from bot.store.sqlite_base import StoreBase
 from bot.store.housekeeping import HousekeepingMixin
 from bot.store.leases import LeasesMixin
 from bot.store.questions import QuestionRef, QuestionsMixin
 from bot.store.queues import QueuesMixin
-from bot.store.pull_requests import PullRequestRow, PullRequestsMixin
-from bot.store.surfaces import Feedback, SurfacesMixin
+from bot.store.pr_rows import PullRequestRow, PullRequestsMixin
+from bot.store.surface_rows import Feedback, SurfacesMixin
 from bot.store.threads import ThreadsMixin
 from bot.records import InboxItem, OutboxItem, Question, Thread, ThreadKey, ThreadState
 from engine import StoreError

@@ -1,7 +1,7 @@
 """What the table mixins of the bot's store stand on, whichever database is under them.
 
 Each operation is a sync function ``fn(conn, *args)`` that a backend's base runs whole in a worker
-thread (``_run``); ``conn`` is a stdlib ``sqlite3`` connection (``bot.store.base``) or the sync
+thread (``_run``); ``conn`` is a stdlib ``sqlite3`` connection (``bot.store.sqlite_base``) or the sync
 facade over one pooled PostgreSQL connection (``bot.store.pg_conn``), and every statement is
 written once, in SQL both accept (``?`` placeholders, ``ON CONFLICT``, ``RETURNING``, no rowid).
 A read-then-write runs inside ``with self._immediate(conn):``, the backend's one write lock.

@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal, NoReturn
 
-from bot.store.base import StoreVanished
+from bot.store.sqlite_base import StoreVanished
 from bot.store.core import Conn, StoreCore
 from engine import StoreError
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from bot.store import base
+from bot.store import sqlite_base as base
 from bot.store.core import StoreCore
 from bot.store.pg_conn import PgConnection
 from bot.store.pg_schema import BOT_LOCK, COMPONENT, MIGRATIONS
@@ -36,7 +36,7 @@ T = TypeVar("T")
 class PgStoreBase(PgDatabase, StoreCore):
     """The bot's tables in the PostgreSQL database at ``url`` (``postgresql://``; see the module).
 
-    ``busy_timeout`` (seconds, default ``bot.store.base.BUSY_TIMEOUT_S``) is how long a write
+    ``busy_timeout`` (seconds, default ``bot.store.sqlite_base.BUSY_TIMEOUT_S``) is how long a write
     waits for the lock another connection holds before a ``StoreError``; ``clock`` gives epoch
     seconds; ``max_connections`` caps the pool. There is no file to vanish: ``check_file`` does
     nothing, and a lost connection is a ``StoreError`` like any other failure.

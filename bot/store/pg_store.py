@@ -10,10 +10,10 @@ from __future__ import annotations
 from bot.store.housekeeping import HousekeepingMixin
 from bot.store.leases import LeasesMixin
 from bot.store.pg_base import PgStoreBase
-from bot.store.pull_requests import PullRequestsMixin
+from bot.store.pr_rows import PullRequestsMixin
 from bot.store.questions import QuestionsMixin
 from bot.store.queues import QueuesMixin
-from bot.store.surfaces import SurfacesMixin
+from bot.store.surface_rows import SurfacesMixin
 from bot.store.threads import ThreadsMixin
 
 __all__ = ["PgBotStore"]

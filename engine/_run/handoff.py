@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 
 from engine._agents.workbench import Workbench
 from engine._beneath import move
-from engine._docs.handoff import Handoff, degraded
+from engine._docs.handoff_doc import Handoff, degraded
 from engine._lang import words
 from engine._events import HandoffEvent, OnEvent, emit
 

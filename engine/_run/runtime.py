@@ -16,7 +16,7 @@ from pathlib import Path
 from engine._lang import words, zh
 from engine._agents.spec import AgentSpec, HandoffPolicy
 from engine._agents.workbench import Workbench
-from engine._docs.handoff import is_overflow
+from engine._docs.handoff_doc import is_overflow
 from engine._events import (
     HandoffEvent,
     Interrupted,

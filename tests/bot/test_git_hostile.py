@@ -17,7 +17,7 @@ import pytest
 
 from bot.repos.bindings import Bindings, fetch
 from bot.repos.git import RepoError, git_env
-from bot.repos.threads import REPO_DIR, open_for_thread, thread_worktree
+from bot.repos.thread_worktree import REPO_DIR, open_for_thread, thread_worktree
 from bot.repos.worktrees import cleanup, known_repos, open_worktree, push, remove_worktree, summary, worktree_at
 from bot.records import ThreadKey
 from tests.bot import test_repos

@@ -11,7 +11,7 @@ from contextlib import closing
 
 import pytest
 
-from bot.store.base import StoreVanished
+from bot.store.sqlite_base import StoreVanished
 from bot.store.bot_store import BotStore, ThreadKey
 from bot.store.housekeeping import RETENTION_S, Housekeeper
 from tests.bot.store_backends import Backend, backend  # noqa: F401 (a fixture)

@@ -30,7 +30,7 @@ async def test_a_post_whose_mark_was_refused_is_not_posted_again(slack_env, tmp_
                                                                   backend: Backend):
     slack = slack_env
     monkeypatch.setenv("FLOWER_HOME", str(tmp_path / "home"))
-    monkeypatch.setattr("bot.store.base.BUSY_TIMEOUT_S", 0.3)
+    monkeypatch.setattr("bot.store.sqlite_base.BUSY_TIMEOUT_S", 0.3)
     store = backend.store()
     box = Outbox(store, web_client(load_config(dotenv=None)))
     box.start()

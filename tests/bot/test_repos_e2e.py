@@ -13,7 +13,7 @@ import pytest
 from bot.slack.commands import RepoCommand, parse_repo
 from bot.main import EXIT_CONFIG, cleanup_worktrees, main
 from bot.render.repo import DIFF_ACTION, PUSH_ACTION
-from bot.repos.threads import thread_slug
+from bot.repos.thread_worktree import thread_slug
 from engine.testing import prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, JUDGE, COORDINATOR, WORKER
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.store.base import StoreVanished
+from bot.store.sqlite_base import StoreVanished
 from bot.store.bot_store import BotStore, ThreadKey
 from bot.store.housekeeping import EXIT_VANISHED
 from engine.testing import hold, text

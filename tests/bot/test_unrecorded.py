@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from bot.slack.unrecorded import cannot_take
-from bot.store.base import StoreVanished
+from bot.store.sqlite_base import StoreVanished
 from bot.store.bot_store import BotStore, StoreError, ThreadKey
 from bot.store.faults import StorageFault, diagnose
 from tests.bot.test_app_e2e import CHANNEL, CLARIFY_ONLY, asked_thread, brief_only, posted
@@ -121,7 +121,7 @@ def locked(db: Path):
 
 @pytest.fixture
 def short_busy_timeout(monkeypatch):
-    monkeypatch.setattr("bot.store.base.BUSY_TIMEOUT_S", BUSY_TIMEOUT_S)
+    monkeypatch.setattr("bot.store.sqlite_base.BUSY_TIMEOUT_S", BUSY_TIMEOUT_S)
 
 
 async def _all_posted(bot) -> None:

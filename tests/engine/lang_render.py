@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine import Brief, Goal, Handoff, Verdict, Workbench, clarify, coordinator, judge, oracle, speaking, worker
-from engine._docs.handoff import degraded
+from engine._docs.handoff_doc import degraded
 from engine._flow.steps import goal_step, with_goal
 from engine._flow.base import Step
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine._docs import Handoff
-from engine._docs.handoff import degraded, is_overflow
+from engine._docs.handoff_doc import degraded, is_overflow
 from engine._lang.zh import HANDOFF_PROMPT
 
 FULL = Handoff(
