@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from engine import FlowerError
+
 # What a shell and the usual tools need, and the proxy and CA settings of a corporate network.
 BASICS = (
     "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TERM", "TZ",
@@ -31,7 +33,7 @@ NEVER = re.compile(r"SLACK_[A-Z_]*|FLOWER_[A-Z_]*|GITHUB_TOKEN|GITLAB_TOKEN|GH_T
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-class AgentEnvError(ValueError):
+class AgentEnvError(FlowerError, ValueError):
     """``FLOWER_AGENT_ENV`` names something that is not a variable name, or a secret of the bot."""
 
 

@@ -188,6 +188,27 @@ def test_no_two_modules_of_a_package_share_a_name():
     assert wrong == [], "\n".join(wrong)
 
 
+def test_every_bot_error_is_a_flower_error_drawn_in_the_tree():
+    """One error tree (``bot/__init__.py`` draws it): each error the bot defines is a FlowerError."""
+    import importlib
+
+    from engine import FlowerError
+
+    tree = importlib.import_module("bot").__doc__ or ""
+    wrong = []
+    for name, module in MODULES.items():
+        if not _within(name, "bot") or not module.production or name == "bot.__main__":
+            continue
+        for attr, value in vars(importlib.import_module(name)).items():
+            if (isinstance(value, type) and issubclass(value, BaseException) and value.__module__ == name
+                    and not attr.startswith("_")):
+                if not issubclass(value, FlowerError):
+                    wrong.append(f"{module.where}: {attr} is no FlowerError; derive it from engine.FlowerError")
+                elif f"{attr} (" not in tree:
+                    wrong.append(f"{module.where}: {attr} is missing from the error tree in bot/__init__.py")
+    assert wrong == [], "\n".join(wrong)
+
+
 def test_the_engines_events_import_nothing_of_the_engine():
     """The typed events are the engine's lowest module: everything reports through them."""
     wrong = [f"{imp.at}: `{imp.statement}`" for imp in IMPORTS["engine._events"]
