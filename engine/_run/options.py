@@ -25,7 +25,7 @@ from claude_agent_sdk.types import SessionStore
 from engine._agents.guard import merge_hooks, whitelist_guard, workbench_hooks
 from engine._agents.spec import AgentSpec, build_options
 from engine._agents.workbench import Workbench
-from engine._run.launcher import key_helper, launch, private_folder
+from engine._run.launcher import key_helper, launch, private_folder, real_cli
 from engine._errors import FlowerError
 from engine._run.sandbox import Sandbox, cli_view, fence_guard, sandbox_settings
 
@@ -87,7 +87,10 @@ def attempt_options(setting: Setting, spec: AgentSpec, session: str | None, fork
         if key is not None:
             opts.settings = json.dumps({"apiKeyHelper": f"cat {shlex.quote(str(key))}"})
         env["CLAUDE_CODE_TMPDIR"] = env["TMPDIR"] = str(temp)
-        view = [_bwrap(), *cli_view(fence, writable=own, readable=[key] if key else [],
+        # the CLI's own program and the plugins it loads stay readable in its view, even from a temp folder
+        code = [Path(os.path.realpath(real_cli())).parent,
+                *(Path(p["path"]) for p in opts.plugins or [] if isinstance(p, dict) and p.get("path"))]
+        view = [_bwrap(), *cli_view(fence, writable=own, readable=[*code, *([key] if key else [])],
                                     hidden=[tempfile.gettempdir()])]
     launch(opts, env, own_group=setting.own_group, view=view)
     return opts
