@@ -21,6 +21,7 @@ the one ``.git`` names. Which repositories a worktree may belong to comes from t
 
 from __future__ import annotations
 
+import logging
 import re
 import shutil
 import unicodedata
@@ -39,6 +40,7 @@ BASE_FILE = "flower-base"  # in the worktree's private git folder: outside the d
 MAX_SUFFIX = 100
 FORCE = ("--force", "--force")  # twice: a worktree the agent locked (``git worktree lock``) goes too
 _SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+log = logging.getLogger(__name__)
 
 __all__ = ["BRANCH_PREFIX", "Result", "Worktree", "cleanup", "known_repos", "open_worktree", "own_branch", "push",
            "remove_worktree", "slugify", "summary", "worktree_at"]
@@ -208,7 +210,12 @@ def remove_worktree(path: str | Path, repos: Iterable[Path], *, force: bool = Fa
             raise
         _drop(e.path, e.repo)
         return
-    _copy_branch(wt)  # the work stays where people look for it
+    try:
+        _copy_branch(wt)  # the work stays where people look for it
+    except RepoError as exc:
+        if not force:
+            raise
+        log.warning("removing %s without copying its branch into %s first: %s", wt.path, wt.repo, exc)
     g.git("worktree", "remove", *(FORCE if force else []), str(wt.path), cwd=wt.holder,
           fix=f"Commit the work in {wt.path} first, or remove it with force=True (those changes are lost).")
 
