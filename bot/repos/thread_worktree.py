@@ -86,9 +86,10 @@ def worktree_git(binding: Binding, worktree: Worktree) -> tuple[Path, Path, tupl
     """The thread worktree's (common git folder, own git folder, object folders it borrows), checked
     against the repository the bot made it in (``linked.checked_git_dir``: the agent may have
     rewritten its ``.git``); the borrowed objects are the bound repository's, read-only to the run."""
+    own_dir, bound = checked_git_dir(worktree.path, worktree.holder), common_dir(binding.path)
     if worktree.own is None:  # a worktree of the bound repository itself, made before
-        return common_dir(binding.path), checked_git_dir(worktree.path, binding.path), ()
-    return worktree.own, checked_git_dir(worktree.path, worktree.own), (common_dir(binding.path) / "objects",)
+        return bound, own_dir, ()
+    return worktree.own, own_dir, (bound / "objects",)
 
 
 def thread_worktree(ws: Path) -> Worktree | None:

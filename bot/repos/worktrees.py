@@ -280,7 +280,7 @@ def cleanup(home: str | Path, keep: set[str]) -> list[Path]:
     home = Path(home).resolve()
     kept = {plain_path(p) for p in keep}
     removed: list[Path] = []
-    owns = sorted(p for p in home.glob(f"{WORKSPACES}/*/*{OWN_SUFFIX}") if p.is_dir() and not p.is_symlink())
+    owns = sorted(p for p in home.glob(f"{WORKSPACES}/*/*{OWN_SUFFIX}") if _is_own(p))
     for repo in [*(r for r in known_repos(home) if g.is_work_tree(r)), *owns]:
         g.git("worktree", "prune", cwd=repo)
         for path in _linked_worktrees(repo):
@@ -302,8 +302,8 @@ BOUND_KEY = "flower.bound"  # in its config (the bot's to write, never the run's
 def _own_repository(into: Path, repo: Path) -> Path:
     """The thread's own repository beside ``into``, made bare on first use, borrowing ``repo``'s
     objects; after ``/new`` the same one takes the thread's next branch."""
-    own = into.with_name(into.name + OWN_SUFFIX)
-    if own.is_dir() and not own.is_symlink():
+    own = _own_path(into)
+    if _is_own(own):
         if _bound_of(own) != repo:
             raise RepoError(f"{own} belongs to another repository than {repo}. Remove it, then start the "
                             "thread again.")
@@ -319,10 +319,18 @@ def _own_repository(into: Path, repo: Path) -> Path:
     return own
 
 
+def _own_path(worktree: Path) -> Path:
+    return worktree.with_name(worktree.name + OWN_SUFFIX)
+
+
+def _is_own(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink()
+
+
 def _own_of(path: Path) -> Path | None:
     """The thread's own repository of the worktree at ``path``, or None (one made before)."""
-    own = path.with_name(path.name + OWN_SUFFIX)
-    return own if own.is_dir() and not own.is_symlink() else None
+    own = _own_path(path)
+    return own if _is_own(own) else None
 
 
 def _bound_of(own: Path) -> Path:

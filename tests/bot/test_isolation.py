@@ -104,7 +104,7 @@ async def test_a_fifo_and_links_in_one_threads_workbench_stall_no_other_thread(
     fake_model.rule(text(ACHIEVED), when=[JUDGE, prompt_contains("判定这一轮")], sequence="call", repeat_last=True)
     fake_model.rule(tool_use("Bash", {"command": (
         "mkdir -p .flower/notes && mkfifo .flower/notes/stall.md && ln -s /proc/self/cwd/.env .flower/notes/env.md "
-        f"&& ln -s {home} .flower/artifacts-home && echo trapped")}), text("trapped"),
+        f"&& rm -rf .flower/scripts && ln -s {home} .flower/scripts && echo trapped")}), text("trapped"),
         when=[WORKER, prompt_contains("do trap")])
     _coder("trap", fake_model)
     _coder("other", fake_model)

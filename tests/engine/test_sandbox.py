@@ -242,26 +242,22 @@ async def test_a_link_swapped_in_after_the_check_reads_nothing_outside(fake_mode
     assert secret.read_text() == "FLOWER-HOME-SECRET"
 
 
-async def test_file_tools_reach_no_other_process_and_no_other_temp_folder(fake_model, home, tmp_path):
-    """Issue 25, finding 6: another flower process's private folder (its key file) and another
-    process's environment are not there for the CLI's own file tools, nor for its commands."""
+async def test_file_tools_reach_no_other_process_s_temp_folder(fake_model, home, tmp_path):
+    """Issue 25, finding 6: another flower process's private folder (its key file) is not there
+    for the CLI's own file tools, nor for its commands. (A process's /proc/<pid>/environ cannot be
+    shown this way: the CLI's Read refuses /proc files itself.)"""
     other = Path(tempfile.mkdtemp(prefix="flower-cli-"))  # what another bot process keeps its key in
     (other / "key-0").write_text("OTHER-PROCESS-KEY")
-    host = subprocess.Popen(["sleep", "600"], env={**os.environ, "FLOWER_TEST_HOST_SECRET": "xoxb-host-only"})
     try:
         ws, shown = await _run(
             fake_model, home,
             ("Read", {"file_path": str(other / "key-0")}),
-            ("Read", {"file_path": f"/proc/{host.pid}/environ"}),
             ("Glob", {"pattern": "*", "path": str(other)}),
             ("Bash", {"command": f"cat {other}/key-0; ls {tempfile.gettempdir()}; true"}))
     finally:
-        host.kill()
-        host.wait()
         shutil.rmtree(other)
-    everything = "\n".join(shown)
-    assert "OTHER-PROCESS-KEY" not in everything and "xoxb-host-only" not in everything
-    assert other.name not in shown[3].splitlines()  # ls does not list it (cat names it, missing)
+    assert "OTHER-PROCESS-KEY" not in "\n".join(shown)
+    assert other.name not in shown[2].splitlines()  # ls does not list it (cat names it, missing)
 
 
 def _left_in(ws: Path) -> list[str]:
