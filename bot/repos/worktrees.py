@@ -1,16 +1,12 @@
 """One thread, one repository and worktree of its own, on its own ``flower/<slug>`` branch.
 
-A thread's repository (``<worktree>.git``, beside its worktree, bare) borrows the bound repository's
-objects read-only (``objects/info/alternates``) and holds the thread's branch and new objects only,
-so a run can commit there but cannot move another thread's branch, delete objects other threads
-or the bound checkout use, or lock their worktrees (each thread shared the bound repository's refs
-and object store before). The bound checkout's files are never touched; the bot copies the
-thread's branch into the bound repository (``git fetch`` there, its own call) when it opens the
-worktree, shows its summary and pushes, so the branch is seen there and pushed from there. Where
-the branch started is kept in the worktree's private git folder (``flower-base``), so
-``summary`` always diffs against the commit the thread started from. Branches are never deleted
-here: ``remove_worktree`` and ``cleanup`` remove folders, the work stays reachable. Worktrees made
-before threads had repositories of their own (of the bound repository itself) keep working.
+A thread's repository (``<worktree>.git``, bare) borrows the bound repository's objects read-only
+and holds only the thread's branch and new objects: a run commits there but cannot move another
+thread's branch, delete objects others use, or lock their worktrees. The bot copies the branch
+into the bound repository (its own ``git fetch``) when it opens, summarizes, pushes or removes
+the worktree; the bound checkout's files are never touched. ``flower-base`` in the worktree's git
+folder keeps where the branch started. Branches are never deleted here. Worktrees of the bound
+repository itself, made before, keep working.
 
 A worktree's files (its ``.git`` included) are the thread agent's: the bot's own git work on a
 thread runs in the repository (log, diff, push, ``worktree remove <path>``), and where git must
@@ -48,9 +44,8 @@ __all__ = ["BRANCH_PREFIX", "Result", "Worktree", "cleanup", "known_repos", "ope
 
 @dataclass(frozen=True)
 class Worktree:
-    """A thread's working folder: ``path`` on ``branch``, started at ``base_commit`` of the bound
-    ``repo``; ``own`` is the thread's own repository holding it (None: a worktree of ``repo``
-    itself, made before threads had their own)."""
+    """``path`` on ``branch`` from ``base_commit`` of the bound ``repo``, held by the thread's ``own``
+    repository (None: a worktree of ``repo`` itself, made before)."""
 
     path: Path
     branch: str
@@ -271,11 +266,9 @@ def push(binding: Binding, worktree: Worktree, branch: str) -> tuple[str, str]:
 def cleanup(home: str | Path, keep: set[str]) -> list[Path]:
     """Remove every thread worktree under ``home`` whose path is not in ``keep``; return the removed.
 
-    Looks in every bound repository, every clone under ``home/repos`` and the threads' own
-    repositories. Only linked worktrees inside ``home`` are candidates (never a bound checkout,
-    nor a worktree someone made elsewhere); they go with ``--force`` (their threads are over), one
-    whose ``.git`` was changed is deleted without git; branches stay. Stale entries whose folder
-    is already gone are pruned.
+    Looks in every bound repository, clone and thread repository; only linked worktrees inside
+    ``home`` are candidates. They go with ``--force`` (their threads are over), one whose ``.git``
+    was changed without git; branches stay; stale entries are pruned.
     """
     home = Path(home).resolve()
     kept = {plain_path(p) for p in keep}
