@@ -93,6 +93,13 @@ async def marked_done(bot, key) -> None:
         while (await bot.store.get_thread(key)).state != "done":
             await asyncio.sleep(0.05)
 
+
+async def settled(bot, key) -> None:
+    """Wait until the thread has no run going in this process: a parked run's notice posts while its CLI still stops."""
+    async with asyncio.timeout(240):
+        while bot.jobs.busy(key):
+            await asyncio.sleep(0.05)
+
 async def test_mention_question_click_rounds_verdict_summary(bot, slack_env, fake_model, tmp_path):
     slack = slack_env
     script(fake_model)
