@@ -1,7 +1,7 @@
 """What one Messages API request shows the model, set against the chain a store's ``load()`` returned.
 
 Pure functions over a request body the CLI sent on resume and the loaded chain it was resumed from
-(``engine._stores.chain.resume_chain``), for ``bench.resume_cli``. Sizes are characters of JSON
+(``engine._resume.chain.resume_chain``), for ``bench.resume_cli``. Sizes are characters of JSON
 text, the measure ``shown_chars`` uses, so the two sides compare.
 """
 

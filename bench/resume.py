@@ -5,7 +5,7 @@ their recorded sources) is appended to a ``PruningSessionStore`` with every poli
 ``StarterRun`` builds it, then loaded as a resume would. Per session and in sum:
 
 - shown / raw: characters of the chain the CLI resumes after ``load()`` against before it
-  (``engine._stores.chain.shown_chars``), and the chain's share of the whole file;
+  (``engine._resume.chain.shown_chars``), and the chain's share of the whole file;
 - chain: entries reachable from the leaf (walked, history before compactions included), and
   whether the loaded chain is intact (same leaf; every shown entry that ``load()`` kept is still
   reachable);
@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from bench import median, table
-from engine._stores.chain import resume_chain, shown_chars
-from engine._stores.prune import PrunePolicy, PruningSessionStore
-from engine._stores.trim import EphemeralPolicy, TrimPolicy
+from engine._resume.chain import resume_chain, shown_chars
+from engine._resume.policies import EphemeralPolicy, PrunePolicy, TrimPolicy
+from engine._resume.stores import PruningSessionStore
 
 TARGET_SHOWN = 0.5
 TARGET_LOAD = 2.0

@@ -1,6 +1,6 @@
 """Resume real sessions through the real CLI (issue 15): what the model is sent, without and with our store.
 
-``python -m bench resume`` measures what ``load()`` returns (``engine._stores.chain.shown_chars``);
+``python -m bench resume`` measures what ``load()`` returns (``engine._resume.chain.shown_chars``);
 this benchmark checks that figure against what the bundled CLI really sends. Each session (by
 default the 3 largest ``*.jsonl`` of the corpus, ``bench.corpus``) is appended twice under its own
 session id: to a plain ``SqliteSessionStore`` (what the CLI sends without our policies) and to the
@@ -100,7 +100,7 @@ async def resume_session(fm: Any, entries: list[Entry], root: Path, name: str,
 
     from engine._flow.starter_run import StarterRun
     from engine._run.runtime import Runtime
-    from engine._stores.chain import resume_chain, shown_chars
+    from engine._resume.chain import resume_chain, shown_chars
     from engine._stores.sqlite import SqliteSessionStore
 
     sid = next((e["sessionId"] for e in entries if e.get("sessionId")), name)

@@ -33,11 +33,14 @@ from claude_agent_sdk import InMemorySessionStore
 
 from bench import mb, median, table
 from bench.transcripts import generate
+from engine._resume.expire import expire_ephemeral
+from engine._resume.policies import EphemeralPolicy, PrunePolicy, TrimPolicy
+from engine._resume.pruning import prune_entries
+from engine._resume.spill import spill_results
+from engine._resume.stores import PruningSessionStore
 from engine._stores.batch import split_key as _split
 from engine._stores.sqlite import _load_rows
-from engine._stores.prune import PrunePolicy, PruningSessionStore, prune_entries
 from engine._stores.sqlite import SqliteSessionStore
-from engine._stores.trim import EphemeralPolicy, TrimPolicy, expire_ephemeral, spill_results
 
 SIZES = (1_000, 10_000, 50_000)
 BATCH = 100

@@ -64,16 +64,18 @@ from engine._run.run_lock import WorkspaceBusyError
 from engine._files import write_json_atomic, write_text_atomic
 from engine import _beneath as beneath
 from engine._beneath import UnsafePath
-from engine._stores.ephemeral import is_ephemeral
+from engine._resume.ephemeral import is_ephemeral
 from engine._stores.pg_pool import PgDatabase, redact
 from engine._stores.pg_schema import Migration
 from engine._stores.postgres import PostgresSessionStore
-from engine._stores.postgres_layers import PruningPostgresSessionStore, TrimmingPostgresSessionStore
-from engine._stores.prune import PrunePolicy, PruningSessionStore
+from engine._resume.stores import PruningPostgresSessionStore, TrimmingPostgresSessionStore
+from engine._resume.stores import PruningSessionStore
+from engine._resume.policies import PrunePolicy
 from engine._stores.sqlite import SqliteSessionStore
 from engine._stores.sqlite_db import StoreError, immediate, open_sqlite
 from engine._stores.sqlite_file import SqliteFile
-from engine._stores.trim import EphemeralPolicy, TrimmingSessionStore, TrimPolicy
+from engine._resume.stores import TrimmingSessionStore
+from engine._resume.policies import EphemeralPolicy, TrimPolicy
 from engine._flow.base import Step, StepAbort, Workflow
 from engine._stores.sqlite_read import last_context_tokens
 from engine._flow.oracle import consult

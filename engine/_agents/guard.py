@@ -17,8 +17,8 @@ from claude_agent_sdk import AgentDefinition, HookMatcher
 
 from engine._agents.workbench import Workbench, is_within
 from engine._lang import words
-from engine._stores.ephemeral import is_ephemeral
-from engine._stores.spill_file import safe_text, write_spill
+from engine._resume.ephemeral import is_ephemeral
+from engine._resume.spill_file import safe_text, write_spill
 
 __all__ = [
     "whitelist_guard",

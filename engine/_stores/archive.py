@@ -4,7 +4,8 @@ The one place that chooses the backend. A runtime asks it for the run's session 
 readers outside the event loop (the lineage's "is this session still there", the wake banner's
 context size) ask it the same questions whichever backend answers, so no caller branches on it.
 Nothing here opens anything: the SQLite file is read only if it exists (and never created by a
-look), the PostgreSQL pool opens on the first question.
+look), the PostgreSQL pool opens on the first question. The store it makes is the backend wrapped
+in the resume shaping (``engine._resume.stores``): the one place a backend meets its pass list.
 """
 
 from __future__ import annotations
@@ -15,12 +16,10 @@ from typing import Protocol
 
 from claude_agent_sdk import SessionStore, project_key_for_directory
 
+from engine._resume.policies import EphemeralPolicy, PrunePolicy, TrimPolicy
+from engine._resume.stores import PruningPostgresSessionStore, PruningSessionStore
 from engine._stores import postgres_read, sqlite_read
-from engine._stores.ephemeral import EphemeralPolicy
-from engine._stores.postgres_layers import PruningPostgresSessionStore
-from engine._stores.prune import PrunePolicy, PruningSessionStore
 from engine._stores.sqlite import SESSIONS_FILE
-from engine._stores.trim import TrimPolicy
 
 __all__ = ["PostgresArchive", "SessionArchive", "SqliteArchive", "session_archive"]
 
@@ -29,7 +28,7 @@ class SessionArchive(Protocol):
     """A workspace's session archive: the store a run writes through, and two read-only looks."""
 
     def store(self, trim: TrimPolicy, ephemeral: EphemeralPolicy, prune: PrunePolicy) -> SessionStore:
-        """A new ``PruningSessionStore`` (or its PostgreSQL twin) with these layers, for one runtime."""
+        """A new ``PruningSessionStore`` (or its PostgreSQL twin) with these policies, for one runtime."""
         ...
 
     def has_session(self, session_id: str) -> bool:

@@ -3,7 +3,7 @@
 The same semantics as ``SqliteSessionStore``, for several machines sharing one database: the same
 keys, uuid dedup, append order, strictly increasing mtime shared with the summary sidecar,
 cascade delete, sorted subkeys. Like the SQLite file, the tables are the archive: trimming and
-pruning happen in the layers at ``load()`` time (``engine._stores.postgres_layers``).
+pruning happen at ``load()`` time in the same wrapper as on SQLite (``engine._resume``).
 
 Driver: asyncpg (over psycopg 3): its pool and binary protocol come in one wheel with no libpq
 to install. The pool and the event loop it needs: ``engine._stores.pg_pool``; the versioned
@@ -142,7 +142,7 @@ class PostgresSessionStore(PgDatabase, SessionStore):
     Nothing connects at construction: the pool (``max_connections``, ``connect_timeout``
     seconds per connection attempt) opens and the schema is migrated on first use, so the store
     can be built outside an event loop. An entry's ``uuid`` is its idempotency key within a
-    store key; ``load`` returns fresh objects a layer may edit. Safe across tasks, threads,
+    store key; ``load`` returns fresh objects a shaping pass may edit. Safe across tasks, threads,
     event loops, processes and machines. Needs the ``postgres`` extra (asyncpg). Failures raise
     ``StoreError`` naming the database (password left out) and the fix.
     """

@@ -1,7 +1,7 @@
 """``SqliteSessionStore``: the SDK's ``SessionStore`` protocol on one SQLite file (``runs/sessions.db``).
 
-The file is the archive: trimming and pruning happen in subclasses at ``load()`` time and never
-change a stored byte. Tables and opening: ``engine._stores.sqlite_db``; synchronous read-only
+The file is the archive: trimming and pruning happen at ``load()`` time in the wrapper around
+it (``engine._resume``) and never change a stored byte. Tables and opening: ``engine._stores.sqlite_db``; synchronous read-only
 helpers for code outside the event loop: ``engine._stores.sqlite_read``.
 
 Concurrency (chosen over aiosqlite on purpose): one stdlib ``sqlite3`` connection, opened lazily
@@ -76,7 +76,7 @@ class SqliteSessionStore(SqliteFile, SessionStore):
     ``path`` (and its folder) is created on first use, not at construction, so the store can be
     built outside an event loop. An entry's ``uuid`` is its idempotency key within a store key (a
     re-appended uuid is ignored; entries without one are always appended). ``load`` returns a
-    fresh list of fresh dicts, so subclasses (trim, prune) may edit it freely. Safe across tasks,
+    fresh list of fresh dicts, so the shaping passes (``engine._resume``) may edit it freely. Safe across tasks,
     threads and processes. Failures raise ``StoreError`` naming the path and the fix;
     ``busy_timeout`` is how many seconds to wait for another process's write lock.
     """

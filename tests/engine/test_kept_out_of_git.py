@@ -5,7 +5,8 @@ from __future__ import annotations
 import subprocess
 
 from engine import Workbench
-from engine._stores.trim import TrimmingSessionStore, TrimPolicy
+from engine._resume.policies import TrimPolicy
+from engine._resume.stores import TrimmingSessionStore
 from tests.engine.stores.test_trim import bash, build_session
 
 
@@ -23,6 +24,6 @@ def test_a_workbench_and_spilled_output_are_invisible_to_git(tmp_path):
     (repo / ".flower" / "notes" / "decision.md").write_text("a decision\n")
     store = TrimmingSessionStore(tmp_path / "s.db", repo, TrimPolicy(keep_recent=0, min_chars=10))
     entries = build_session([bash("cat .env", "ANTHROPIC_API_KEY=sk-ant-" + "x" * 3000)])
-    store._transform(entries, main_thread=True)
+    store.shape(entries, main_thread=True)
     assert list((repo / ".flower" / "spill").glob("*.txt")), "nothing was spilled"
     assert git_status(repo) == "?? app.py\n"

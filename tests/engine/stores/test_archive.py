@@ -11,10 +11,8 @@ import pytest
 from claude_agent_sdk import project_key_for_directory
 
 from engine import PruningPostgresSessionStore, PruningSessionStore, StoreError
+from engine._resume.policies import EphemeralPolicy, PrunePolicy, TrimPolicy
 from engine._stores.archive import PostgresArchive, SqliteArchive, session_archive
-from engine._stores.ephemeral import EphemeralPolicy
-from engine._stores.prune import PrunePolicy
-from engine._stores.trim import TrimPolicy
 from engine.testing import PostgresServer
 
 LAYERS = (TrimPolicy(keep_recent=3), EphemeralPolicy(), PrunePolicy(keep_denials=2))

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import copy
 
-from engine._stores.chain import resume_chain
-from engine._stores.prune import PrunePolicy, PruningSessionStore, prune_entries
-from engine._stores.trim import TrimPolicy
+from engine._resume.chain import resume_chain
+from engine._resume.policies import PrunePolicy, TrimPolicy
+from engine._resume.pruning import prune_entries
+from engine._resume.stores import PruningSessionStore
 from tests.engine.stores.shapes import Transcript, bash, results_of
 
 KEY = {"project_key": "proj", "session_id": "sess-1"}

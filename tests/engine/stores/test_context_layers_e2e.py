@@ -25,7 +25,7 @@ from claude_agent_sdk import (
     query,
 )
 
-from engine._stores.trim import TrimPolicy
+from engine._resume.policies import TrimPolicy
 from engine.testing import FakeModel, overloaded, prompt_contains, reply, text, tool_use
 from tests.engine.stores.backends import Backend
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine._stores.ephemeral import is_ephemeral
+from engine._resume.ephemeral import is_ephemeral
 
 EPHEMERAL = [
     # read-only git

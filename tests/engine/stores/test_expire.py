@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine._stores.ephemeral import EphemeralPolicy, yields_value
-from engine._stores.expire import expire_ephemeral
+from engine._resume.ephemeral import yields_value
+from engine._resume.expire import expire_ephemeral
+from engine._resume.policies import EphemeralPolicy
 from tests.engine.stores.shapes import Transcript, bash, results_of
 
 LISTING = "README.md\nsrc\ntests\npyproject.toml\nruns\n" * 3  # longer than the note

@@ -58,7 +58,7 @@ async def store(postgres_url: str):
 # -- the protocol ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("cls", [PostgresSessionStore, PruningPostgresSessionStore])
+@pytest.mark.parametrize("cls", [PostgresSessionStore, TrimmingPostgresSessionStore, PruningPostgresSessionStore])
 async def test_passes_the_sdk_conformance_suite_with_nothing_skipped(
     cls: type, postgres_server: PostgresServer, tmp_path: Path
 ) -> None:

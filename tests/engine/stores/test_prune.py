@@ -17,16 +17,10 @@ import pytest
 from claude_agent_sdk import SessionStore
 from claude_agent_sdk.testing import run_session_store_conformance
 
-from engine._stores.prune import (
-    PrunePolicy,
-    PruningSessionStore,
-    is_api_error,
-    is_denial,
-    is_interruption,
-    prune_entries,
-)
-from engine._stores.entries import relink
-from engine._stores.trim import EphemeralPolicy, TrimPolicy
+from engine._resume.entries import relink
+from engine._resume.policies import EphemeralPolicy, PrunePolicy, TrimPolicy
+from engine._resume.pruning import is_api_error, is_denial, is_interruption, prune_entries
+from engine._resume.stores import PruningSessionStore
 from tests.engine.stores.backends import Backend
 
 DATA = Path(__file__).parent / "data"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine._stores.prune import PrunePolicy, is_denial, is_person_refusal, prune_entries
+from engine._resume.policies import PrunePolicy
+from engine._resume.pruning import is_denial, is_person_refusal, prune_entries
 from tests.engine.stores.shapes import Transcript, bash, results_of
 
 REFUSED = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if "

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import copy
 
-from engine._stores.chain import resume_chain, shown_chars
-from engine._stores.prune import PruningSessionStore
-from engine._stores.trim import TrimPolicy
+from engine._resume.chain import resume_chain, shown_chars
+from engine._resume.policies import TrimPolicy
+from engine._resume.stores import PruningSessionStore
 from tests.engine.stores.shapes import Transcript, bash
 
 KEY = {"project_key": "proj", "session_id": "sess-1"}

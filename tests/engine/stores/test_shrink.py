@@ -9,10 +9,11 @@ import copy
 
 import pytest
 
-from engine._stores.chain import resume_chain
-from engine._stores.prune import PruningSessionStore
-from engine._stores.shrink import drop_stale_views, drop_superseded_attachments, shrink_written_inputs
-from engine._stores.trim import TrimPolicy, spill_results, spill_written_inputs
+from engine._resume.chain import resume_chain
+from engine._resume.policies import TrimPolicy
+from engine._resume.shrink import drop_stale_views, drop_superseded_attachments, shrink_written_inputs
+from engine._resume.spill import spill_results, spill_written_inputs
+from engine._resume.stores import PruningSessionStore
 from tests.engine.stores.shapes import Transcript, bash, results_of
 
 KEY = {"project_key": "proj", "session_id": "sess-1"}

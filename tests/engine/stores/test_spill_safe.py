@@ -12,10 +12,10 @@ from pathlib import Path
 
 from engine._agents.guard import spill_guard
 from engine._agents.workbench import Workbench
-from engine._stores.prune import PruningSessionStore
-from engine._stores.spill_file import safe_text, spill_name
+from engine._resume.policies import TrimPolicy
+from engine._resume.spill_file import safe_text, spill_name
+from engine._resume.stores import PruningSessionStore
 from engine._stores.sqlite import SqliteSessionStore
-from engine._stores.trim import TrimPolicy
 from tests.engine.stores.test_trim import KEY, bash, build_session, results
 
 LONE = "\ud83d"  # the high half of 😀, its low half cut off
@@ -66,11 +66,11 @@ async def test_a_spill_that_cannot_be_written_leaves_the_result_with_one_log_lin
     (tmp_path / ".flower").mkdir()
     (tmp_path / ".flower" / "spill").write_text("a file where the spill folder should be")
     store = PruningSessionStore(db, tmp_path, policy=TrimPolicy())
-    with caplog.at_level(logging.WARNING, logger="engine._stores.trim"):
+    with caplog.at_level(logging.WARNING, logger="engine._resume.spill"):
         loaded = await store.load(KEY)
     assert results(loaded)[0]["content"] == CUT  # left in place, whole
     assert store.last_report.get("spilled", 0) == 0
-    lines = [r.getMessage() for r in caplog.records if r.name == "engine._stores.trim"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "engine._resume.spill"]
     assert len(lines) == 1 and "could not spill" in lines[0] and "3011 characters" in lines[0]
     store.close()
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import copy
 
-from engine._stores.chain import resume_chain
-from engine._stores.prune import PruningSessionStore
-from engine._stores.reasoning import drop_old_thinking
-from engine._stores.shrink import RERUN_NOTE, drop_rerun_outputs, drop_superseded_todos
-from engine._stores.trim import TrimPolicy
+from engine._resume.chain import resume_chain
+from engine._resume.policies import TrimPolicy
+from engine._resume.reasoning import drop_old_thinking
+from engine._resume.shrink import RERUN_NOTE, drop_rerun_outputs, drop_superseded_todos
+from engine._resume.stores import PruningSessionStore
 from tests.engine.stores.shapes import Transcript, bash, results_of
 
 KEY = {"project_key": "proj", "session_id": "sess-1"}

@@ -17,13 +17,10 @@ from claude_agent_sdk import SessionStore
 from claude_agent_sdk.testing import run_session_store_conformance
 
 from engine._errors import FlowerError
-from engine._stores.trim import (
-    EphemeralPolicy,
-    TrimmingSessionStore,
-    TrimPolicy,
-    expire_ephemeral,
-    spill_results,
-)
+from engine._resume.expire import expire_ephemeral
+from engine._resume.policies import EphemeralPolicy, TrimPolicy
+from engine._resume.spill import spill_results
+from engine._resume.stores import TrimmingSessionStore
 from tests.engine.stores.backends import Backend
 
 DATA = Path(__file__).parent / "data"

@@ -1,7 +1,7 @@
 """What a transcript did to each file: its Read, Write and Edit calls, in order, and how they ended.
 
 The shrink and spill passes ask one question of it: did a later call show this file again or
-change it? Built from the shown chain (``engine._stores.chain``) only, so a call off the chain
+change it? Built from the shown chain (``engine._resume.chain``) only, so a call off the chain
 (a subagent's, an abandoned branch's) proves nothing about what the model saw.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine._stores.entries import Calls, Entry, calls_of
+from engine._resume.entries import Calls, Entry, calls_of
 
 __all__ = ["WRITE_FIELDS", "FileCall", "file_calls", "later"]
 

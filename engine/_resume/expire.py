@@ -2,15 +2,16 @@
 
 A glance's output goes stale: an old ``git status`` left in context misleads, and running it
 again is cheap. Only Bash results whose command ``is_ephemeral`` are candidates, only on the chain
-the CLI resumes (``engine._stores.chain``), and the ``keep_recent`` newest of them stay. The note
+the CLI resumes (``engine._resume.chain``), and the ``keep_recent`` newest of them stay. The note
 never makes the context bigger, and a glance that printed a value (``date``, ``pwd``) stays.
 """
 
 from __future__ import annotations
 
 from engine._lang import words
-from engine._stores.entries import Calls, Entry, blocks_of, calls_of, command_of, result_text
-from engine._stores.ephemeral import EphemeralPolicy, is_ephemeral, yields_value
+from engine._resume.entries import Calls, Entry, blocks_of, calls_of, command_of, result_text
+from engine._resume.ephemeral import is_ephemeral, yields_value
+from engine._resume.policies import EphemeralPolicy
 
 __all__ = ["expire_ephemeral"]
 

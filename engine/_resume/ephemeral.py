@@ -1,10 +1,11 @@
 """``is_ephemeral``: is this Bash command a read-only glance whose output goes stale?
 
 One function serves two callers and must stay one function: ``delegate_guard(allow_glance=True)``
-lets the coordinator run exactly these commands itself, and the trimming store expires exactly
-these results on resume. Letting a command through without expiring it leaves a stale
-``git status`` in context forever (and misleading); expiring without letting it through makes the
-coordinator dispatch a subagent (about 4.3k of start-up cost) for an ``ls``.
+lets the coordinator run exactly these commands itself, and the expire pass
+(``engine._resume.expire``) expires exactly these results on resume. Letting a command through
+without expiring it leaves a stale ``git status`` in context forever (and misleading); expiring
+without letting it through makes the coordinator dispatch a subagent (about 4.3k of start-up
+cost) for an ``ls``.
 
 Decision order (the spec's):
 
@@ -14,7 +15,7 @@ Decision order (the spec's):
    ``<`` left: False;
 4. after removing ``&&`` ``||`` ``;`` ``|``, a lone ``&`` (background job) left: False;
 5. split on ``&&`` ``||`` ``;`` ``|`` (and newlines), and every segment must match the whitelist
-   in ``engine._stores.ephemeral_rules``, which also refuses the state-changing forms of
+   in ``engine._resume.ephemeral_rules``, which also refuses the state-changing forms of
    whitelisted verbs (``sed -i``, ``find -delete``, ``git branch -D``, ``git ... --force``...).
 
 Operators and quotes are read the shell's way: a ``|`` or ``;`` inside quotes is text, not a pipe.
@@ -27,11 +28,10 @@ from __future__ import annotations
 import functools
 import re
 import shlex
-from dataclasses import dataclass
 
-from engine._stores.ephemeral_rules import segment_ok, segment_yields_value
+from engine._resume.ephemeral_rules import segment_ok, segment_yields_value
 
-__all__ = ["EphemeralPolicy", "is_ephemeral", "yields_value"]
+__all__ = ["is_ephemeral", "yields_value"]
 
 _END = r"(?=[\s;&|)]|$)"
 _SAFE_REDIRECT = re.compile(
@@ -42,30 +42,6 @@ _SAFE_REDIRECT = re.compile(
 )
 _SEPARATOR = re.compile(r"&&|\|\||;|\||\n")
 _SUBSTITUTION = ("$(", "`", "<(", ">(")
-
-
-@dataclass
-class EphemeralPolicy:
-    """Expire the results of ephemeral Bash commands (``is_ephemeral``) older than the newest few.
-
-    Only Bash results whose command ``is_ephemeral``; Read is left alone (a file's content does
-    not go stale enough to mislead). ``keep_recent`` newest ephemeral results stay. Older ones
-    whose text is at most ``max_chars`` long have their content replaced by ``text`` (``{age}``
-    how many model turns ago; ``{cmd}``, the command, only if a host's own text asks for it);
-    the content is dropped, not spilled, since re-running a glance is cheap. A result is expired
-    only when the note is shorter than it (else expiry makes the context bigger), and never when
-    the command prints a value the run may use again (``yields_value``: ``date``, ``pwd``...).
-    A longer ephemeral result (a big ``git diff``) is not dropped: it is left to the trim pass,
-    which spills it where it can be read back.
-    Age: the number of assistant responses (distinct API message ids) written after the result.
-    """
-
-    enabled: bool = True
-    keep_recent: int = 6
-    max_chars: int = 2000
-    # Departure from the spec's "[{cmd} 的结果已过期…]": the tool call just above the result
-    # already shows the command, so repeating it made expiry add characters (issue 15).
-    text: str = ""  # "": the language in effect's EXPIRED_TEXT (engine._lang), read when a load expires one
 
 
 @functools.lru_cache(maxsize=4096)  # the same glances recur; a load checks every old Bash call

@@ -4,7 +4,7 @@
   every resumed round. Once a later call read the file back or changed it again, the old input
   is history: it shrinks to a pointer (path, size, sha256 prefix). Without such a call the input
   stays here (it is the only copy the model was shown; the spill pass moves it out once it is old,
-  ``engine._stores.trim``).
+  ``engine._resume.spill``).
 - An old view of a file (a Read result, an Edit's snippet of the edited file) that a later call
   showed again or changed is left out with a one-line note: the later call shows what the file
   holds. This is supersession, not expiry: the spec keeps Read out of the ephemeral rule because a
@@ -18,7 +18,7 @@
   to the fresh one. Only the newest copy of each is shown; the older entries are left out (their
   children re-linked, so the chain holds).
 
-All act only on the chain the CLI resumes (``engine._stores.chain``) and never on compact
+All act only on the chain the CLI resumes (``engine._resume.chain``) and never on compact
 summaries.
 """
 
@@ -28,7 +28,7 @@ import hashlib
 import json
 from typing import Any
 
-from engine._stores.entries import (
+from engine._resume.entries import (
     Calls,
     Entry,
     calls_of,
@@ -38,7 +38,7 @@ from engine._stores.entries import (
     replace_text,
     result_text,
 )
-from engine._stores.file_calls import WRITE_FIELDS, FileCall, file_calls, later
+from engine._resume.file_calls import WRITE_FIELDS, FileCall, file_calls, later
 
 __all__ = [
     "RERUN_NOTE",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 
-from engine._stores.entries import Entry, blocks_of, leave_out, tool_results
+from engine._resume.entries import Entry, blocks_of, leave_out, tool_results
 
 __all__ = ["drop_old_thinking"]
 

@@ -3,7 +3,7 @@
 A simple command arrives split into words (quotes removed, no operators left). A verb outside
 these tables is not a glance; a whitelisted verb in a state-changing form is refused: ``sed -i``,
 ``find -delete``, ``git branch -D``, ``git ... --force``, awk's ``system(`` and so on. The
-scanner that gets a command line down to these words is ``engine._stores.ephemeral``.
+scanner that gets a command line down to these words is ``engine._resume.ephemeral``.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A tool result can hold a lone UTF-16 surrogate (the CLI writes one when it cuts 
 emoji); plain ``str.encode("utf-8")`` raises on it. The name hashes the text losslessly
 (``surrogatepass``) and the file holds valid UTF-8 (a lone surrogate becomes U+FFFD), so a spill
 never fails on what a tool returned. Shared by the cut made at once (``spill_guard``) and the cut
-made on resume (``TrimmingSessionStore``), whose folders stay different.
+made on resume (``engine._resume.spill``), whose folders stay different.
 """
 
 from __future__ import annotations

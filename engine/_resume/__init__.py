@@ -1,0 +1,5 @@
+"""What a resumed session is shown: the shaping passes run at ``load()`` and the store wrapper that runs them.
+
+``passes.PRUNING`` is the one ordered list; ``shaped.ShapedStore`` runs a list over any backend
+of ``engine._stores``; ``stores`` holds the four exported store classes built from the two.
+"""
