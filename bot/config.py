@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 import re
 from importlib.util import find_spec
-from engine import LANGUAGE_ENV, FlowerError, check_language, redact
+from engine import LANGUAGE_ENV, FlowerError, check_language
+from engine.host import redact
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path

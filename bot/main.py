@@ -37,7 +37,8 @@ from bot.store.factory import AnyBotStore, open_bot_store
 from bot.store.housekeeping import EXIT_VANISHED, Housekeeper, StoreVanished
 from bot.folders import workspace_dir
 from bot.sandbox import require_sandbox
-from engine import FlowerError, check_cli
+from engine import FlowerError
+from engine.host import check_cli
 from bot.slack.watchdog import SocketWatchdog
 from bot.slack.app import web_app
 from bot.slack.socket import SocketHandler

@@ -37,7 +37,8 @@ from bot.render.notices import (
 from bot.render import texts
 from bot.text.split import clip, escape, utf16_len
 from bot.records import ACTIVE_STATES as ACTIVE, ThreadState
-from engine import CheckState, human_tokens
+from engine import CheckState
+from engine.host import human_tokens
 
 __all__ = [
     "ANSWER_PREFIX",

@@ -21,8 +21,8 @@ from engine import (
     VerdictGiven,
     WaitingForApi,
     WaitingOnline,
-    human_tokens,
 )
+from engine.host import human_tokens
 
 __all__ = [
     "archived_notice",

@@ -29,7 +29,7 @@ from typing import Iterator, Literal
 from bot.repos import git as g
 from bot.repos.git import RepoError
 from bot.text.outside import mask_credentials
-from engine import write_json_atomic
+from engine.host import write_json_atomic
 
 REPOS_FILE = "repos.json"
 CLONES = "repos"

@@ -18,7 +18,8 @@ from bot.repos.linked import checked_git_dir, common_dir
 from bot.records import ThreadKey
 from bot.repos.worktrees import Worktree, known_repos, open_worktree, remove_worktree, slugify, worktree_at
 from bot.folders import run_dir
-from engine import StarterRun, beneath, starter_paths, write_json_atomic
+from engine import StarterRun, starter_paths
+from engine.host import beneath, write_json_atomic
 
 REPO_DIR = "repo"
 FRESH_MARK = ".repo-fresh"  # in run_dir: the next run opens a new branch (``/new`` without words)

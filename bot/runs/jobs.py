@@ -29,7 +29,7 @@ from bot.runs.start_gate import StartGate
 from bot.store.bot_store import BotStore, Thread, ThreadKey
 from bot.records import ACTIVE_STATES
 from bot.folders import ensure_workspace, folder_name, run_dir
-from engine import beneath, write_text_atomic
+from engine.host import beneath, write_text_atomic
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from engine import MANIFEST_FILE, read_manifest, write_json_atomic
+from engine.host import MANIFEST_FILE, read_manifest, write_json_atomic
 
 TALLY_FILE = "bot-tally.json"
 # A judge's manifest label is its own name plus "#<round>" ("work · judge#2"); a step's retries and

@@ -26,7 +26,7 @@ from bot.store import sqlite_base as base
 from bot.store.core import StoreCore
 from bot.store.pg_conn import PgConnection
 from bot.store.pg_schema import BOT_LOCK, COMPONENT, MIGRATIONS
-from engine import PgDatabase
+from engine.host import PgDatabase
 
 __all__ = ["PgStoreBase"]
 

@@ -11,7 +11,7 @@ with the session store's (``session_*``) and with ``schema_version``.
 
 from __future__ import annotations
 
-from engine import Migration
+from engine.host import Migration
 
 __all__ = ["BOT_LOCK", "COMPONENT", "MIGRATIONS"]
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from engine import StoreError, open_sqlite
+from engine import StoreError
+from engine.host import open_sqlite
 
 __all__ = ["SCHEMA", "VERSION", "connect"]
 

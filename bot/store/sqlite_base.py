@@ -23,7 +23,8 @@ from typing import Any, TypeVar
 
 from bot.store.core import StoreCore
 from bot.store.schema import connect
-from engine import SqliteFile, StoreError, immediate
+from engine import StoreError
+from engine.host import SqliteFile, immediate
 
 __all__ = ["BUSY_TIMEOUT_S", "StoreBase", "StoreVanished"]
 

@@ -2,7 +2,7 @@
 
 The ctx keys are the workflow's own (``_aborted``, ``_failed``, ``_results``): a gate gave up
 (``aborted``), a step failed with an error (``step``, with the error's cause when it is one a
-person can fix: ``engine.fatal_cause``), or the work ran and the judge never passed it
+person can fix: ``engine.authoring.fatal_cause``), or the work ran and the judge never passed it
 (``rounds``). The terminal and the Slack bot only put it in their words.
 """
 

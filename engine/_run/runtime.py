@@ -69,7 +69,7 @@ class Runtime:
     workspace's commands and file tools in (``engine.Sandbox``). Construction checks that ``env``
     has credentials (``CredentialsError``, a ``RuntimeError``) and has no effect on the process:
     unlike the spec's Runtime it loads no ``.env`` and installs no signal handler; those are a
-    host's choices (the ``flower`` command makes both; see ``engine.install_signal_rescue``).
+    host's choices (the ``flower`` command makes both; see ``engine.host.install_signal_rescue``).
 
     Warning: a ``delegate_only`` spec run with ``workbench=False`` gets no guard at all on its
     main thread (``delegate_guard`` comes with the workbench hooks and replaces the whitelist).

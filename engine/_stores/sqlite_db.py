@@ -1,7 +1,7 @@
 """The session database file itself: its schema, how it is opened, write transactions, and errors.
 
-``StoreError``, ``open_sqlite`` and ``immediate`` are also public (``engine``) for hosts that keep
-their own SQLite file the same way, as the bot does with ``bot.db``.
+``StoreError`` (``engine``), ``open_sqlite`` and ``immediate`` (``engine.host``) are public for
+hosts that keep their own SQLite file the same way, as the bot does with ``bot.db``.
 
 Three tables, as the spec names them: ``meta`` has one row per store key
 ``project_key/session_id[/subpath]`` (a subagent's transcript is told apart by its subpath; ``''``

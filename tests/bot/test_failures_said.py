@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from engine import FlowerError, Resilience, check_cli
+from engine import FlowerError, Resilience
+from engine.host import check_cli
 from engine.testing import text
 from engine.testing.faults import http_error, overloaded, unauthorized
 from engine.testing.roles import CLARIFIER

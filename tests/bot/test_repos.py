@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import engine
+import engine.authoring
 from bot.repos.git import RepoError
 from bot.repos.bindings import Bindings, clone_name, fetch, is_url
 from bot.repos.worktrees import (cleanup, open_worktree, push, remove_worktree, slugify, summary,
@@ -317,7 +318,7 @@ def test_cleanup_removes_worktrees_keeps_branches(home, checkout, remote, tmp_pa
 
 def test_isolated_starter_flow_accepts_a_worktree(binding, home):
     wt = open_worktree(binding, "t", home / "workspaces" / "1" / "repo")
-    flow = engine.starter_flow("add a feature", workspace=wt.path, isolate=True)
+    flow = engine.authoring.starter_flow("add a feature", workspace=wt.path, isolate=True)
     assert flow is not None
     wb = engine.starter_paths(wt.path, isolate=True).workbench.root
     assert wb.is_relative_to(wt.path.parent / ".flower-repo")

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from engine import Resilience, Runtime, StepStarted, VerdictGiven, starter_flow, wake_state
+from engine import Resilience, Runtime, StepStarted, VerdictGiven, wake_state
+from engine.authoring import starter_flow
 from engine._run.manifest import read_manifest
 from engine._human.transports import ScriptedTransport
 from engine.testing import prompt_contains, text, tool_use

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from engine import UnsafePath, beneath
+from engine import UnsafePath
+from engine.host import beneath
 from engine._agents.workbench import Workbench
 from engine._flow.starter import archive_run, starter_paths
 from engine._human.channel import HumanChannel

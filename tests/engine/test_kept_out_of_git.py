@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
-from engine import Workbench
+from engine.authoring import Workbench
 from engine._resume.policies import TrimPolicy
 from engine._resume.stores import TrimmingSessionStore
 from tests.engine.stores.test_trim import bash, build_session

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from engine import Lineage
+from engine.authoring import Lineage
 
 
 def test_remember_writes_at_once_and_wake_counts(tmp_path):

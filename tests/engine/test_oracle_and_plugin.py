@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from claude_agent_sdk import ClaudeSDKClient, SystemMessage
 
-from engine import AgentSpec, Workbench, build_options
+from engine import AgentSpec
+from engine.authoring import Workbench, build_options
 from engine import StepStarted, VerdictGiven
 from engine.testing import system_contains, text
 from engine._flow.oracle import consult

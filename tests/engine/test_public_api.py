@@ -1,4 +1,6 @@
-"""The public API is declared once, in engine/__init__.py: every name in __all__ imports, every error is exported."""
+"""The public API is declared once per face: engine/__init__.py for front ends, engine/host.py for
+hosts, engine/authoring.py for workflow authors; every name in each __all__ imports, every error is
+exported from the top level."""
 
 import importlib
 import inspect
@@ -7,29 +9,44 @@ import subprocess
 import sys
 
 import engine
+import engine.authoring
+import engine.host
+
+FACES = ("engine", "engine.host", "engine.authoring")
 
 
 def test_every_name_in_all_imports():
-    module = importlib.import_module("engine")
-    missing = [name for name in engine.__all__ if not hasattr(module, name)]
-    assert missing == []
-    assert len(engine.__all__) == len(set(engine.__all__))
+    for face in FACES:
+        module = importlib.import_module(face)
+        missing = [name for name in module.__all__ if not hasattr(module, name)]
+        assert missing == [], face
+        assert len(module.__all__) == len(set(module.__all__)), face
 
 
 def test_spec_names_are_public():
-    for name in ("Runtime", "StepResult", "Workflow", "Step", "StepAbort", "starter_flow",
-                 "wake_state", "coordinator", "worker", "clarify", "judge", "oracle",
-                 "AgentSpec", "build_options", "HandoffPolicy", "Brief", "Goal", "Verdict",
-                 "Handoff", "Workbench", "SqliteSessionStore", "PruningSessionStore",
-                 "is_ephemeral", "HumanChannel", "Event", "Lineage", "Resilience"):
+    """The spec's names, each in the face of whoever uses it: a front end's (and the spec's quick
+    use, ``Runtime, Workflow, Step, AgentSpec, wake_state``) at the top, an author's in authoring."""
+    for name in ("Runtime", "Workflow", "Step", "StepAbort", "wake_state", "AgentSpec", "Brief",
+                 "Goal", "Verdict", "Event", "Resilience"):
         assert name in engine.__all__
+    for name in ("StepResult", "starter_flow", "coordinator", "worker", "clarify", "judge", "oracle",
+                 "build_options", "HandoffPolicy", "Handoff", "Workbench", "SqliteSessionStore",
+                 "PruningSessionStore", "is_ephemeral", "HumanChannel", "Lineage"):
+        assert name in engine.authoring.__all__
+
+
+def test_the_hosts_plumbing_is_public_in_engine_host():
+    for name in ("SqliteFile", "open_sqlite", "immediate", "PgDatabase", "Migration", "redact",
+                 "write_text_atomic", "write_json_atomic", "beneath", "human_tokens"):
+        assert name in engine.host.__all__
 
 
 def test_the_postgres_stores_are_public_and_need_asyncpg_only_when_used():
     for name in ("PostgresSessionStore", "TrimmingPostgresSessionStore", "PruningPostgresSessionStore"):
-        assert name in engine.__all__
-    # the postgres extra is optional: importing the engine must not load the driver
-    done = subprocess.run([sys.executable, "-c", "import sys, engine; print('asyncpg' in sys.modules)"],
+        assert name in engine.authoring.__all__
+    # the postgres extra is optional: importing the engine (any face) must not load the driver
+    done = subprocess.run([sys.executable, "-c", "import sys, engine, engine.host, engine.authoring; "
+                           "print('asyncpg' in sys.modules)"],
                           capture_output=True, text=True, timeout=110)
     assert (done.returncode, done.stdout.strip()) == (0, "False"), done.stderr
 

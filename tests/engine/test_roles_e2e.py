@@ -1,6 +1,7 @@
 """Roles through the real CLI: a worker may run commands unattended, the coordinator may not."""
 
-from engine import Resilience, Runtime, coordinator, worker
+from engine import Resilience, Runtime
+from engine.authoring import coordinator, worker
 from engine.testing import COORDINATOR, WORKER, text, tool_use
 
 

@@ -10,7 +10,6 @@ import pytest
 from engine import (
     AgentSpec,
     HandoffEvent,
-    HandoffPolicy,
     Interrupted,
     Resilience,
     Runtime,
@@ -18,6 +17,7 @@ from engine import (
     Step,
     Workflow,
 )
+from engine.authoring import HandoffPolicy
 from engine._run.manifest import read_manifest
 from engine.testing import (
     compaction,

@@ -13,7 +13,8 @@ from typing import Any
 
 from claude_agent_sdk import project_key_for_directory
 
-from engine import AgentSpec, Resilience, Runtime, Step, TrimPolicy, Workflow, wake_state
+from engine import AgentSpec, Resilience, Runtime, Step, Workflow, wake_state
+from engine.authoring import TrimPolicy
 from engine._stores.archive import session_archive
 from engine.testing import PostgresServer, prompt_contains, text, tool_use
 

@@ -8,7 +8,8 @@ import asyncio
 import json
 import sys
 
-from engine import AgentSpec, Resilience, Runtime, Step, Workflow, install_signal_rescue
+from engine import AgentSpec, Resilience, Runtime, Step, Workflow
+from engine.host import install_signal_rescue
 
 terse = AgentSpec(name="terse", instructions="回答极简。", allowed_tools=["Read", "Glob"], max_turns=4)
 

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import engine
 
-from engine import (
+from engine.authoring import (
     PostgresSessionStore,
     PruningPostgresSessionStore,
     PruningSessionStore,

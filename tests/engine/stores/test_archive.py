@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from claude_agent_sdk import project_key_for_directory
 
-from engine import PruningPostgresSessionStore, PruningSessionStore, StoreError
+from engine import StoreError
+from engine.authoring import PruningPostgresSessionStore, PruningSessionStore
 from engine._resume.policies import EphemeralPolicy, PrunePolicy, TrimPolicy
 from engine._stores.archive import PostgresArchive, SqliteArchive, session_archive
 from engine.testing import PostgresServer

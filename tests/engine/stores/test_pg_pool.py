@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from engine import PostgresSessionStore
+from engine.authoring import PostgresSessionStore
 from engine._stores.pg_pool import close_pools
 from engine.testing import PostgresServer
 

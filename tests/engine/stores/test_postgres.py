@@ -19,12 +19,12 @@ import pytest
 from claude_agent_sdk import SessionStore, fold_session_summary
 from claude_agent_sdk.testing import run_session_store_conformance
 
-from engine import (
+from engine import StoreError
+from engine.authoring import (
     PostgresSessionStore,
     PrunePolicy,
     PruningPostgresSessionStore,
     PruningSessionStore,
-    StoreError,
     TrimmingPostgresSessionStore,
     TrimPolicy,
 )
