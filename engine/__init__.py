@@ -24,6 +24,7 @@ from engine._errors import FlowerError
 # Progress events
 from engine._events import (
     AskEvent,
+    Label,
     AskPhase,
     Event,
     HandoffEvent,
@@ -44,6 +45,8 @@ from engine._flow.base import Step, StepAbort, Workflow
 from engine._flow.failure import FlowFailure, flow_failure
 from engine._flow.starter import WORK_STEP, starter_paths, wake_state
 from engine._flow.starter_run import StarterRun
+from engine._flow.run_result import RunResult, WakeState
+from engine._run.totals import Spend, Totals
 from engine._flow.steps import BRIEF_KEY, GOAL_KEY, VERDICT_KEY
 from engine._human.channel import Answer, ChannelError, Question
 from engine._human.transports import Transport, TransportError
@@ -68,6 +71,10 @@ __all__ = [
     "Workflow",
     "Step",
     "StarterRun",
+    "RunResult",
+    "WakeState",
+    "Totals",
+    "Spend",
     "wake_state",
     "starter_paths",
     "WORK_STEP",
@@ -78,6 +85,7 @@ __all__ = [
     "flow_failure",
     # Progress events: what a front end is told, one class per kind (``Event.kind``)
     "Event",
+    "Label",
     "StepStarted",
     "SessionStarted",
     "TurnEnded",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar, Literal
 
 # Defined here, the lowest module, and re-used above: what a question's answer came to, and what
@@ -43,16 +43,52 @@ AskPhase = Literal["asked", "answered", "cancelled"]
 StormPhase = Literal["waiting", "back"]
 VerdictEventState = Literal["achieved", "not_yet", "unreachable", "unclear"]
 
-_COMMON = ("step", "at")
+Role = Literal["step", "judge"]
+
+_COMMON = ("step", "at", "name", "role")  # ``round`` is in a payload when it is known
+
+
+@dataclass(frozen=True)
+class Label:
+    """Whose session a step's run is: made where the flow runs it, read as fields by front ends.
+
+    ``name`` is the step's name (a judge's: its own, "work · judge"), ``role`` whether it is the
+    step itself or the judge of one, ``round`` the step's round (its judge's: the round judged;
+    None for a step without rounds) and ``retry`` a step's retry. ``str()`` is the manifest label
+    the spec names (``干活``, ``干活#round2``, ``干活#retry1``, ``干活·判定#1``): nobody parses it.
+    """
+
+    name: str
+    role: Role = "step"
+    round: int | None = None
+    retry: int = 0
+
+    def __str__(self) -> str:
+        if self.role == "judge":
+            return f"{self.name}#{self.round}"
+        if self.round and self.round > 1:
+            return f"{self.name}#round{self.round}"
+        return f"{self.name}#retry{self.retry}" if self.retry else self.name
 
 
 @dataclass(frozen=True)
 class Event:
-    """One progress event; a subclass per kind (``kind`` says which) carries the kind's fields."""
+    """One progress event; a subclass per kind (``kind`` says which) carries the kind's fields.
+
+    ``name``, ``role`` and ``round`` say whose session it is (``Label``), so a front end never
+    parses ``step``: ``name`` is "" where the event is not a session's (the workflow's end).
+    """
 
     kind: ClassVar[EventKind]
     step: str
     at: float = field(default_factory=time.time, kw_only=True)
+    name: str = field(default="", kw_only=True)
+    role: Role = field(default="step", kw_only=True)
+    round: int | None = field(default=None, kw_only=True)
+
+    def labelled(self, label: Label) -> "Event":
+        """This event as ``label``'s session says it (the runtime stamps every event of a step)."""
+        return replace(self, name=label.name, role=label.role, round=label.round)
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
@@ -66,7 +102,8 @@ class Event:
     @property
     def payload(self) -> dict[str, Any]:
         """This kind's own fields (all but ``step`` and ``at``) as a dict; read-only."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _COMMON}
+        own = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _COMMON}
+        return {k: v for k, v in own.items() if k != "round" or v is not None}
 
 
 @dataclass(frozen=True)
@@ -185,7 +222,6 @@ class VerdictGiven(Event):
     judge's run failed)."""
 
     kind: ClassVar[EventKind] = "verdict"
-    round: int
     state: VerdictEventState
     reason: str = ""
     failed: tuple[str, ...] = ()

@@ -172,7 +172,7 @@ BOT_LAYERS = (
     ("render: Block Kit and texts", ("bot.render",)),
     ("store", ("bot.store",)),
     ("clients: forge, git and repositories, folders, sandbox, settings, text helpers", (
-        "bot.forge", "bot.repos", "bot.folders", "bot.sandbox", "bot.agent_env", "bot.config", "bot.text")),
+        "bot.forge", "bot.repos", "bot.folders", "bot.notice_keys", "bot.sandbox", "bot.agent_env", "bot.config", "bot.text")),
     ("values", ("bot.records",)),
 )
 

@@ -8,6 +8,7 @@ are built by ``bot.render.messages``.
 from __future__ import annotations
 
 from bot.store.bot_store import ThreadKey
+from bot.notice_keys import notice_key
 
 
 def thread_value(key: ThreadKey, branch: str = "") -> str:
@@ -30,4 +31,4 @@ def parse_branch(value: str) -> str | None:
 
 def question_notice_key(key: ThreadKey, qid: int) -> str:
     """The outbox dedupe key of the message showing question ``qid`` (its ts is found by it)."""
-    return f"question:{'-'.join(key)}:{qid}"
+    return notice_key("question", "-".join(key), qid)  # the thread as "-"-joined parts, as it always was

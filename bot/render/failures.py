@@ -1,17 +1,15 @@
 """Why a run ended without its goal, in words a person can act on.
 
-``engine.flow_failure`` reads why the flow ended (an abort, a failed step and its cause, the
+``engine.RunResult.failure`` says why the flow ended (an abort, a failed step and its cause, the
 rounds running out); this puts it in the thread's words: a thread must not say only a step name. Known fatal causes (a refused key, no access,
 no credit, an unknown model, no Claude Code) get their fix; anything else shows the error itself.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from bot.render import texts
 from bot.text.split import clip
-from engine import flow_failure
+from engine import FlowFailure
 
 __all__ = ["failure_reason"]
 
@@ -19,10 +17,10 @@ _SAID = {"auth": texts.FAILED_AUTH, "billing": texts.FAILED_BILLING, "forbidden"
          "model": texts.FAILED_MODEL, "cli": texts.FAILED_CLI}
 
 
-def failure_reason(ctx: dict[str, Any]) -> str:
-    """The reason a finished flow did not reach its goal (mrkdwn, outside text escaped by the
-    caller's renderer): a gate's abort, a failed step's cause, or the rounds running out."""
-    why = flow_failure(ctx)
+def failure_reason(why: FlowFailure) -> str:
+    """The reason a finished flow did not reach its goal (``RunResult.failure``; mrkdwn, outside
+    text escaped by the caller's renderer): a gate's abort, a failed step's cause, or the rounds
+    running out."""
     if why.kind == "aborted":
         return why.detail
     if why.kind == "rounds":

@@ -13,10 +13,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any
 
 from bot.text.split import clip
-from engine import BRIEF_KEY, GOAL_KEY, VERDICT_KEY, Brief, Goal, Verdict, check_states
+from engine import RunResult, check_states
 
 __all__ = ["Report", "body", "comment", "report_from", "title"]
 
@@ -53,14 +52,13 @@ class Report:
             return None
 
 
-def report_from(ctx: dict[str, Any], *, cost: float, rounds: int) -> Report:
-    """The ``Report`` of a finished run from its flow's ``ctx`` and the thread's totals."""
-    goal, verdict, brief = ctx.get(GOAL_KEY), ctx.get(VERDICT_KEY), ctx.get(BRIEF_KEY)
-    verdict = verdict if isinstance(verdict, Verdict) else None
-    checks = [(c.text, c.state) for c in check_states(goal, verdict)] if isinstance(goal, Goal) else []
-    return Report(goal=goal.statement.strip() if isinstance(goal, Goal) else "",
-                  brief=brief.prompt_block() if isinstance(brief, Brief) else "",
-                  checks=checks, reason=verdict.reason if verdict else "", achieved=bool(ctx.get("_ok")),
+def report_from(result: RunResult, *, cost: float, rounds: int) -> Report:
+    """The ``Report`` of a finished run from how it ended and the thread's totals."""
+    goal, verdict, brief = result.goal, result.verdict, result.brief
+    checks = [(c.text, c.state) for c in check_states(goal, verdict)] if goal is not None else []
+    return Report(goal=goal.statement.strip() if goal is not None else "",
+                  brief=brief.prompt_block() if brief is not None else "",
+                  checks=checks, reason=verdict.reason if verdict else "", achieved=result.ok,
                   cost=cost, rounds=rounds)
 
 

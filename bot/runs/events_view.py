@@ -2,13 +2,12 @@
 
 Pure: ``RunStatus.apply`` folds an ``Event`` into the status and returns the notice to post (or
 None); ``RunStatus.payload`` is the status message. Texts and blocks come from ``bot.render.messages``.
-Names are the engine's as they come (its step names, its judge's label); the work step is known
+Names are the engine's as they come (its step names, its judge's name); the work step is known
 by the engine's own name for it in any language, so a workspace made in one still reads in the other.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 
@@ -27,7 +26,6 @@ from engine import (
 )
 
 WORK_STEPS = frozenset(step_names(WORK_STEP))  # the work step in every language
-_TAIL = re.compile(r"(round)?(\d+)")  # a label's "#round<N>" (the work's round N) or "#<N>" (the judge's)
 
 
 @dataclass
@@ -69,8 +67,8 @@ class RunStatus:
     def apply(self, event: Event) -> Payload | None:
         """Fold ``event`` in; return a notice to post in the thread, or None.
 
-        The round comes from the work's labels (``干活#round2``) and the judge's (``干活·判定#1``
-        judges round 1), and from the verdicts: "not yet" (or unclear) in round N means round
+        The round comes from the sessions' ``round`` (the work's round, or the round a judge
+        judges), and from the verdicts: "not yet" (or unclear) in round N means round
         N + 1 is under way. A verdict notice numbers its round across the thread's runs.
         """
         match event:
@@ -83,14 +81,14 @@ class RunStatus:
                     self.round = None
                 return None
             case SessionStarted():
-                self._at(event.step)
+                self._at(event)
                 return None
             case TurnEnded():
-                self._at(event.step)
+                self._at(event)
                 self.context = event.context or self.context
                 return None
             case ResultReported():
-                self._at(event.step)
+                self._at(event)
                 self._label_cost[event.step] = event.cost_usd  # cumulative per label
                 return None
             case VerdictGiven():
@@ -107,18 +105,16 @@ class RunStatus:
                 self.storm = event.phase == "waiting"
         return event_notice(event)
 
-    def _at(self, label: str) -> None:
-        """A session's label says which part of the work is at it: a round, or the judge of one."""
-        name, _, tail = label.partition("#")
-        found = _TAIL.fullmatch(tail)
-        if not self._work or not name.startswith(self._work):
+    def _at(self, event: Event) -> None:
+        """Whose session the event is says which part of the work is at it: a round, or the judge of one."""
+        if not self._work:
             return
-        if name == self._work:
-            self.step = name
-            if found and found.group(1):
-                self.round = int(found.group(2))
-        elif found and not found.group(1):
-            self.step, self.round = name, int(found.group(2))
+        if event.role == "judge":  # the starter flow judges its work step only
+            self.step, self.round = event.name, event.round
+        elif event.name == self._work:
+            self.step = event.name
+            if event.round and event.round > 1:
+                self.round = event.round
 
     def question_link(self, key: str, link: str) -> None:
         """The permalink of open question ``key`` (the status line points at it while it waits)."""

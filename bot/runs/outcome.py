@@ -1,25 +1,26 @@
 """How a thread's run ended: one typed outcome per end, and the thread state each one leaves.
 
-Every run ends in exactly one of these; ``Runner.conclude`` is the one place that records the
-state in ``bot.db`` and tells the thread (``bot.runs.run``). A shutdown is the one end that
+Every run ends in exactly one of these; ``bot.runs.conclusion`` is the one place that records
+the state in ``bot.db`` and tells the thread. A shutdown is the one end that
 records nothing: the thread stays active and the next start resumes it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
 from bot.records import ThreadState
-from engine import Question
+from engine import Question, RunResult
 
 
 @dataclass(frozen=True)
 class Finished:
-    """The flow returned: the goal achieved (``ok``) or not, with the flow's final ``ctx``."""
+    """The flow returned: how it ended (``result.ok``: the goal achieved)."""
 
-    ok: bool
-    ctx: dict[str, Any]
+    result: RunResult
+
+    @property
+    def ok(self) -> bool:
+        return self.result.ok
 
 
 @dataclass(frozen=True)
@@ -43,18 +44,23 @@ class Parked:
 
 
 @dataclass(frozen=True)
+class Nothing:
+    """A resumed thread had nothing to resume (no confirmed requirement, no saved request)."""
+
+
+@dataclass(frozen=True)
 class ShutDown:
     """The bot is closing or was killed: the thread stays active for the next start."""
 
 
-Outcome = Finished | Failed | Stopped | Parked | ShutDown
+Outcome = Finished | Failed | Stopped | Parked | Nothing | ShutDown
 
 
 def state_after(outcome: Outcome) -> ThreadState | None:
     """The thread's state once ``outcome`` is recorded; None: leave it as it is (a shutdown)."""
     if isinstance(outcome, Finished):
         return "done" if outcome.ok else "failed"
-    if isinstance(outcome, Failed):
+    if isinstance(outcome, (Failed, Nothing)):
         return "failed"
     if isinstance(outcome, Stopped):
         return "stopped"

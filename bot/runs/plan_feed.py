@@ -23,6 +23,7 @@ from bot.folders import folder_name
 from bot.slack.outbox import Outbox, edit
 from bot.store.bot_store import BotStore, ThreadKey
 from engine import CheckState, Event, Goal, StepStarted, Verdict, VerdictGiven, check_states
+from bot.notice_keys import notice_key
 
 __all__ = ["PlanFeed", "goal_digest"]
 
@@ -71,7 +72,7 @@ class PlanFeed:
             return ts, False
         shown = render_plan.plan_message(states)
         # the outbox key too finds the message again, if a kill came between the post and the row
-        ts = await self.outbox.post(self.key, "plan", f"plan:{folder_name(self.key)}:{digest}", shown["text"],
+        ts = await self.outbox.post(self.key, "plan", notice_key("plan", self.key, digest), shown["text"],
                                     shown["blocks"])
         if ts is not None:
             await self.store.set_plan_ts(self.key, digest, ts)

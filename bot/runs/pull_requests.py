@@ -36,6 +36,7 @@ from bot.slack.outbox import Outbox
 from bot.slack.quick import permalink
 from bot.store.bot_store import BotStore, PullRequestRow, ThreadKey
 from bot.folders import folder_name
+from bot.notice_keys import notice_key
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +106,7 @@ class PullRequests:
                 await self._open(key, user, branch, target, draft=draft)
         except (ForgeError, RepoError) as exc:
             log.warning("pull request for %s in %s not opened: %s", branch, folder_name(key), exc)
-            await self.outbox.send(key, "pr", f"pr-failed:{branch}:{time.time()}",
+            await self.outbox.send(key, "pr", notice_key("pr-failed", branch, time.time()),
                                    texts.PR_FAILED.format(noun=noun, error=exc))
 
     async def woken(self, key: ThreadKey, branch: str) -> None:
@@ -174,12 +175,12 @@ class PullRequests:
                     link = await permalink(self.client, key.channel, key.thread_ts)
                     await forge.comment(row.number, pr_text.comment(report, commits=commits, thread_link=link))
             await self._record(key, row.branch, current, pushed.commit)
-            await self.outbox.send(key, "pr", f"pr-updated:{row.branch}:{pushed.commit}",
+            await self.outbox.send(key, "pr", notice_key("pr-updated", row.branch, pushed.commit),
                                    texts.PR_UPDATED.format(n=len(commits), branch=row.branch,
                                                            url=render.link_url(current.url), ref=ref))
         except (ForgeError, RepoError) as exc:
             log.warning("pull request of %s in %s not updated: %s", row.branch, folder_name(key), exc)
-            await self.outbox.send(key, "pr", f"pr-update-failed:{row.branch}:{time.time()}",
+            await self.outbox.send(key, "pr", notice_key("pr-update-failed", row.branch, time.time()),
                                    texts.PR_UPDATE_FAILED.format(noun=noun, ref=ref, error=exc))
 
     async def _still_open(self, key: ThreadKey, row: PullRequestRow, target: _Target,
@@ -192,7 +193,7 @@ class PullRequests:
             return current
         await self.store.set_pr_state(key, row.branch, current.state)
         repo = target.forge
-        await self.outbox.send(key, "pr", f"pr-ended:{row.branch}:{row.number}",
+        await self.outbox.send(key, "pr", notice_key("pr-ended", row.branch, row.number),
                                texts.PR_ENDED.format(noun=repo.noun, noun_cap=repo.noun.capitalize(),
                                                      url=render.link_url(current.url), ref=repo.ref(current.number),
                                                      state=current.state, forge=repo.name))
@@ -215,7 +216,7 @@ class PullRequests:
 
     async def _say(self, key: ThreadKey, branch: str, sentence: str, made: PullRequest, repo: ForgeRepo,
                    who: str = "") -> None:
-        await self.outbox.send(key, "pr", f"pr-opened:{branch}:{made.number}",
+        await self.outbox.send(key, "pr", notice_key("pr-opened", branch, made.number),
                                sentence.format(who=who, noun=repo.noun, url=render.link_url(made.url),
                                                ref=repo.ref(made.number), branch=branch, base=escape(made.base)))
 

@@ -25,6 +25,7 @@ from bot.repos.bindings import Bindings
 from bot.records import ThreadKey
 from bot.folders import workspace_dir
 from bot.repos.worktrees import push, summary
+from bot.notice_keys import notice_key
 
 log = logging.getLogger(__name__)
 
@@ -37,12 +38,11 @@ class RepoCommands:
 
     async def command(self, key: ThreadKey, user: str, source: str, base: str | None) -> None:
         """Show (no source) or set (admins only) the channel's binding; the answer goes in ``key``'s thread."""
-        stamp = f"{key.channel}:{key.thread_ts}"
         if not source:
             binding = await asyncio.to_thread(self.bindings.get, key.channel)
             shown = (render_repo.binding_message(binding, changed=False) if binding else
                      render_repo.not_bound_message(can_bind=bool(self.config.admins)))
-            await self.outbox.send(key, "repo", f"repo:{stamp}", shown["text"], shown.get("blocks"))
+            await self.outbox.send(key, "repo", notice_key("repo", key.channel, key.thread_ts), shown["text"], shown.get("blocks"))
             return
         if user not in self.config.admins:
             note = texts.NO_ADMINS if not self.config.admins else texts.ADMINS_ONLY.format(who=render.mention(user))
@@ -51,10 +51,10 @@ class RepoCommands:
         try:
             binding = await asyncio.to_thread(self.bindings.bind, key.channel, source, base)
         except RepoError as exc:
-            await self.outbox.send(key, "repo", f"repo:{stamp}", texts.NOT_BOUND_ERROR.format(error=exc))
+            await self.outbox.send(key, "repo", notice_key("repo", key.channel, key.thread_ts), texts.NOT_BOUND_ERROR.format(error=exc))
             return
         shown = render_repo.binding_message(binding, changed=True)
-        await self.outbox.send(key, "repo", f"repo:{stamp}", shown["text"], shown["blocks"])
+        await self.outbox.send(key, "repo", notice_key("repo", key.channel, key.thread_ts), shown["text"], shown["blocks"])
 
     async def click(self, key: ThreadKey, user: str, channel: str, *, action: str, branch: str | None = None) -> None:
         """Push branch or Diff as file, for ``key``'s thread (named by the button, allowed by the gate);
@@ -68,7 +68,7 @@ class RepoCommands:
             else:
                 await self._upload_diff(key, channel, wt)
         except RepoError as exc:
-            await self.outbox.send(key, "repo", f"repo-click:{action}:{time.time()}",
+            await self.outbox.send(key, "repo", notice_key("repo-click", action, time.time()),
                                    texts.REPO_ERROR.format(error=exc))
 
     async def _upload_diff(self, key: ThreadKey, channel: str, wt: Any) -> None:
@@ -87,6 +87,6 @@ class RepoCommands:
         if binding is None:
             raise RepoError(texts.NOWHERE_TO_PUSH)
         remote, commit = await asyncio.to_thread(push, binding, wt, branch)
-        await self.outbox.send(key, "repo", f"pushed:{branch}:{time.time()}",
+        await self.outbox.send(key, "repo", notice_key("pushed", branch, time.time()),
                                texts.PUSHED.format(who=render.mention(user), branch=branch, remote=remote,
                                                    commit=commit[:12]))

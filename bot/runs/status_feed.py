@@ -21,6 +21,7 @@ from bot.slack.outbox import Outbox, edit
 from bot.slack.quick import permalink
 from bot.store.bot_store import BotStore, ThreadKey
 from bot.folders import folder_name
+from bot.notice_keys import notice_key
 from engine import AskEvent, Event
 
 log = logging.getLogger(__name__)
@@ -30,8 +31,8 @@ _REDRAW = ("step", "session", "turn", "result", "storm", "verdict", "ask")  # ki
 class StatusFeed:
     """The status message and event notices of one run in thread ``key``.
 
-    ``open()`` posts the status message (or takes over ``reuse``), ``follow()`` folds events into
-    notices and edits until it reads None, ``finish()`` shows the final state. ``status`` carries
+    ``open()`` posts the status message (or takes over ``reuse``), ``start()`` folds the events
+    ``put()`` into notices and edits until ``close()``, ``finish()`` shows the final state. ``status`` carries
     what earlier runs of the thread counted (``RunStatus``); a fresh one by default.
     """
 
@@ -41,7 +42,8 @@ class StatusFeed:
         self.status = status or RunStatus()
         self.ts: str | None = None
         self._tag = ""
-        self._events: asyncio.Queue | None = None
+        self._events: asyncio.Queue[Event | str | None] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
 
     def _shown(self) -> dict:
         return self.status.payload(controls.thread_value(self.key))
@@ -52,15 +54,30 @@ class StatusFeed:
         if reuse and await edit(self.client, self.key.channel, reuse, shown["text"], shown["blocks"]):
             self.ts = reuse
         else:
-            self.ts = await self.outbox.post(self.key, "status", f"status:{folder_name(self.key)}:{time.time()}",
+            self.ts = await self.outbox.post(self.key, "status", notice_key("status", self.key, time.time()),
                                              shown["text"], shown["blocks"])
             await self.store.upsert_thread(self.key, status_ts=self.ts)
         self._tag = f"{self.ts}:{time.time()}"  # notices are keyed per process run: a resumed run counts from 1
         return self.ts
 
-    async def follow(self, events: asyncio.Queue[Event | None]) -> None:
+    def start(self) -> None:
+        """Follow the events put from now on (after ``open``)."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._follow(), name=f"flower-status-{folder_name(self.key)}")
+
+    def put(self, event: Event) -> None:
+        """Hand over one of the run's events (from the engine's callback: never blocks)."""
+        self._events.put_nowait(event)
+
+    async def close(self) -> None:
+        """Post the notices of every event put so far; the line's final state is ``finish``'s."""
+        self._events.put_nowait(None)
+        if self._task is not None:
+            await asyncio.shield(self._task)
+
+    async def _follow(self) -> None:
         """Fold events into notices (posted in order) and the status line (edited, throttled) until None."""
-        self._events = events
+        events = self._events
         # -inf, not 0: monotonic time counts from boot, so on a machine up for less than every_s a
         # 0 made the first edit wait a whole period (a fresh machine's make test waited 240 s for it)
         last_edit, dirty, n = -math.inf, False, 0
@@ -77,7 +94,7 @@ class StatusFeed:
                 dirty = dirty or event.kind in _REDRAW
                 if note:
                     n += 1
-                    await self.outbox.send(self.key, event.kind, f"{event.kind}:{self._tag}:{n}",
+                    await self.outbox.send(self.key, event.kind, notice_key(event.kind, self._tag, n),
                                            note["text"], note["blocks"])
                 if isinstance(event, AskEvent):
                     await self.store.set_state(self.key, "waiting" if event.phase == "asked" else "running")
@@ -96,8 +113,7 @@ class StatusFeed:
     async def question_posted(self, key: str, ts: str) -> None:
         """Question ``key`` was posted as message ``ts``: the status line links to it while it waits."""
         self.status.question_link(key, await permalink(self.client, self.key.channel, ts))
-        if self._events is not None:
-            self._events.put_nowait("redraw")  # type: ignore[arg-type]  # an edit, in the feed's order
+        self._events.put_nowait("redraw")  # an edit, in the feed's order
 
     async def finish(self, state: StatusState | None = None, *, cost: float | None = None,
                      reason: str = "", at: float | None = None) -> None:

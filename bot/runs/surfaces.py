@@ -34,9 +34,9 @@ CLOSE_S = 30.0  # how long the run's end waits for the checklist's last edit
 STATUS = "is working on: {step}…"  # Slack puts the app's name first
 
 
-def doing(label: str) -> str:
-    """The step (or judge) a manifest label names, without its ``#round2`` / ``#1`` tail."""
-    return label.split("#", 1)[0].strip()
+def doing(event: Event) -> str:
+    """The step (or judge) whose session the event is, without its round."""
+    return event.name or event.step
 
 
 class Surfaces:
@@ -98,7 +98,7 @@ class Surfaces:
     def _fold(self, event: Event) -> None:
         match event:
             case StepStarted() | SessionStarted():
-                self._step = doing(event.step)
+                self._step = doing(event)
             case AskEvent():
                 self._waiting = event.phase == "asked"
             case WorkflowDone():

@@ -30,6 +30,7 @@ from bot.store.bot_store import BotStore, Question as StoredQuestion, StoreError
 from bot.store.faults import diagnose
 from bot.folders import WORKSPACES, ThreadError, folder_name
 from engine import Answer
+from bot.notice_keys import notice_key
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +105,7 @@ class Intake:
             if said.text:
                 await self.begin(key, said.text, user, ts, new=said.new)
             else:
-                await self.outbox.send(key, "hint", f"hint:{channel}:{ts}", texts.EMPTY_MENTION)
+                await self.outbox.send(key, "hint", notice_key("hint", channel, ts), texts.EMPTY_MENTION)
         await self._files_note(key, event)
 
     async def _files_note(self, key: ThreadKey, event: dict[str, Any]) -> None:
@@ -115,7 +116,7 @@ class Intake:
         names = [str(f.get("name") or f.get("title") or f.get("id") or "file") for f in files]
         known = await self.store.get_thread(key) is not None
         note = render.attachments_note(names, str(self.jobs.workspace(key)) if known else None)
-        await self.outbox.send(key, "files", f"files:{key.channel}:{event['ts']}", note)
+        await self.outbox.send(key, "files", notice_key("files", key.channel, event["ts"]), note)
 
     async def _message(self, key: ThreadKey, event: dict[str, Any]) -> None:
         await self.words(key, event.get("text", ""), event["user"], event["ts"])
@@ -130,7 +131,7 @@ class Intake:
             return
         await react(self.client, key.channel, ts)
         accepted = render.started_message(str(ws), fenced=self.config.sandbox)
-        await self.outbox.send(key, "accepted", f"accepted:{folder_name(key)}:{ts}",
+        await self.outbox.send(key, "accepted", notice_key("accepted", key, ts),
                                accepted["text"], accepted["blocks"])
         await self.jobs.start(key, ask, by=user, new=new)
 
@@ -179,7 +180,7 @@ class Intake:
         except Exception as exc:  # nothing to archive yet is fine: the next words start fresh anyway
             log.info("archive of %s: %s", folder_name(key), exc)
         await self.store.set_state(key, "idle")
-        await self.outbox.send(key, "ask_what", f"ask_what:{folder_name(key)}:{ts or user}:{time.time()}",
+        await self.outbox.send(key, "ask_what", notice_key("ask_what", key, ts or user, time.time()),
                                texts.ASK_WHAT)
 
     async def _answered(self, q: StoredQuestion, answer: str, user: str) -> None:

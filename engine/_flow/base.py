@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from engine._lang import speaking, words
 from engine._agents.spec import AgentSpec
 from engine._errors import FlowerError
-from engine._events import OnEvent, StepStarted, WorkflowDone, emit
+from engine._events import Label, OnEvent, StepStarted, WorkflowDone, emit
 from engine._run.lineage import LINEAGE_FILE, Lineage
 from engine._run.manifest import StepResult
 from engine._run.resilience import classify, failure_text
@@ -78,11 +78,9 @@ def _text(value: str | Callable[[Ctx], str], ctx: Ctx) -> str:
     return value(ctx) if callable(value) else value
 
 
-def _label(name: str, attempt: int, rounds: bool) -> str:
-    """Manifest label: ``name``, ``name#retry<N>``, or ``name#round<N>`` (1-based rounds)."""
-    if attempt == 0:
-        return name
-    return f"{name}#round{attempt + 1}" if rounds else f"{name}#retry{attempt}"
+def _label(name: str, attempt: int, rounds: bool) -> Label:
+    """Attempt ``attempt`` (0-based) of step ``name``: its round (1-based) when it has rounds, else its retry."""
+    return Label(name, round=attempt + 1) if rounds else Label(name, retry=attempt)
 
 
 @dataclass
@@ -169,7 +167,7 @@ class Workflow:
             resume, fork = woken, False
             if step.resume_prompt is not None:
                 prompt = _text(step.resume_prompt, ctx)
-        emit(on_event, StepStarted(step.name, index=index, total=len(self.steps),
+        emit(on_event, StepStarted(step.name, index=index, total=len(self.steps), name=step.name,
                                    resumed=resume is not None, woke=ctx["_woke"]))
         prompt_cur, resume_cur, fork_cur = prompt, resume, fork
         passed, result = False, StepResult(step=step.name)

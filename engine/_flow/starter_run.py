@@ -16,14 +16,16 @@ from pathlib import Path
 from typing import Any
 
 from engine._events import Event, OnEvent, emit
-from engine._flow.base import Ctx, Workflow
+from engine._flow.base import Workflow
+from engine._flow.run_result import RunResult, WakeState
 from engine._flow.starter import GOAL_STEP, WORK_STEP, StarterPaths, archive_run, starter_flow, starter_paths, wake_state
 from engine._human.channel import Park
-from engine._lang import check, current, speaking, step_names, words
+from engine._lang import check, current, speaking, step_names, words as words_of
 from engine._run.run_lock import run_lock
 from engine._run.runtime import Runtime
+from engine._run.totals import Totals, begin_request, totals
 from engine._stores.archive import session_archive
-from engine._stores.trim import TrimPolicy
+from engine._resume.policies import TrimPolicy
 
 
 class StarterRun:
@@ -81,26 +83,32 @@ class StarterRun:
 
     # -- before a run ---------------------------------------------------------------------------
 
-    def wake_state(self) -> dict[str, Any]:
-        """The spec's ``wake_state`` of this workspace plus ``context``: the work step's last
-        context size in tokens (None when unknown). Writes nothing."""
+    def wake_state(self) -> WakeState:
+        """The spec's ``wake_state`` of this workspace, typed, with the work step's last context
+        size in tokens (None when unknown). Writes nothing."""
         state = wake_state(self.paths.workspace, run_dir=self.run_dir, isolate=self.isolate,
                            database_url=self.database_url)
         sid = next((state["steps"][n] for n in step_names(WORK_STEP) if n in state["steps"]), None)
         archive = session_archive(self.run_dir, self.paths.workspace, self.database_url)
-        state["context"] = archive.last_context_tokens(sid) if sid else None
-        return state
+        return WakeState.of(state, archive.last_context_tokens(sid) if sid else None)
 
     def archive(self) -> Path:
         """``/new``: archive brief, goal and lineage into the workbench's ``notes/archive/<time>/``
-        and return that folder; the next run starts fresh (``sessions.db`` stays: it is the archive)."""
-        return archive_run(self.paths, self.run_dir)
+        and return that folder; the next run starts fresh (``sessions.db`` stays: it is the archive)
+        and a new request begins (``totals().request`` counts from 0; the thread's goes on)."""
+        archived = archive_run(self.paths, self.run_dir)
+        begin_request(self.run_dir)
+        return archived
+
+    def totals(self) -> Totals:
+        """What the thread and its current request have spent and judged (every session's cost)."""
+        return totals(self.run_dir)
 
     # -- the run --------------------------------------------------------------------------------
 
     async def run(self, ask: str, *, new: bool = False, words: str = "",
-                  on_event: OnEvent | None = None) -> Ctx:
-        """Run the starter flow once with ``ask`` (``new``: archive first) and return its ctx.
+                  on_event: OnEvent | None = None) -> RunResult:
+        """Run the starter flow once with ``ask`` (``new``: archive first) and say how it ended.
 
         ``words`` were said to a run that was stopped: they reach its first step as an
         interruption once that step's CLI is up. Notes left before the flow exists reach the
@@ -114,7 +122,7 @@ class StarterRun:
         finally:
             self._ended = True
 
-    async def _run(self, ask: str, *, new: bool, words: str, on_event: OnEvent | None) -> Ctx:
+    async def _run(self, ask: str, *, new: bool, words: str, on_event: OnEvent | None) -> RunResult:
         rt = self.runtime = Runtime(workspace=self.paths.workspace, run_dir=self.run_dir,
                                     workbench=self.paths.workbench, **self._runtime_kw)
         pending = [words.strip()] if words.strip() else []
@@ -133,7 +141,7 @@ class StarterRun:
             for text, by in self._notes:
                 wf.channel.post(text, by=by)
             self._notes.clear()
-            return await wf.run(rt, on_event=relay)
+            return RunResult.of(await wf.run(rt, on_event=relay), words_of(self.language).WORK_STEP)
         finally:
             rt.close()
 
@@ -154,10 +162,8 @@ class StarterRun:
         ended (nothing was delivered)."""
         if self._ended or not said.strip():
             return False
-        step = self.runtime.step_in_flight if self.runtime is not None else None
-        w = words(self.language)
-        judging = step is not None and (step.startswith(w.JUDGE_LABEL.format(step=w.WORK_STEP))
-                                        or step.startswith(w.GOAL_STEP))
+        label = self.runtime.label_in_flight if self.runtime is not None else None
+        judging = label is not None and (label.role == "judge" or label.name in step_names(GOAL_STEP))
         if not judging and self.runtime is not None and self.runtime.interrupt(said):
             return True
         self.note(said, by=by)  # a judge or goal setter that heard them would spend its turn on them

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from engine._agents.spec import AgentSpec
-from engine._events import TaskWarning, VerdictGiven, emit
+from engine._events import Label, TaskWarning, VerdictGiven, emit
 from engine._run.manifest import StepResult
 from engine._agents.roles import clarify, judge
 from engine._docs.brief import Brief
@@ -187,11 +187,11 @@ def with_goal(
         on_event = ctx.get("_on_event")
         judged = await rt.run(
             judger, w.VERIFY_PROMPT.format(goal=goal.prompt_block(), report=result.text or w.NO_REPORT),
-            step_name=f"{label}#{ctx[ROUND_KEY]}", on_event=on_event)
+            step_name=Label(label, role="judge", round=ctx[ROUND_KEY]), on_event=on_event)
         verdict = Verdict.parse(judged.text if judged.ok else "")
         ctx[VERDICT_KEY] = verdict
         emit(on_event, VerdictGiven(
-            step.name, round=ctx[ROUND_KEY], state=verdict.state or "unclear",
+            step.name, name=label, role="judge", round=ctx[ROUND_KEY], state=verdict.state or "unclear",
             reason=verdict.reason, failed=tuple(verdict.failed), error=judged.error))
         if verdict.achieved:
             return True

@@ -56,6 +56,8 @@ class StepResult:
     resumed: bool = False
     retired: list[str] = field(default_factory=list)
     context: int = 0
+    role: str = "step"  # the step itself, or the "judge" of one (``engine._events.Label``)
+    round: int | None = None  # the step's round, or the round its judge judged
 
     @property
     def duration_s(self) -> float:

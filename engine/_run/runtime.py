@@ -18,8 +18,10 @@ from engine._agents.spec import AgentSpec, HandoffPolicy
 from engine._agents.workbench import Workbench
 from engine._docs.handoff_doc import is_overflow
 from engine._events import (
+    Event,
     HandoffEvent,
     Interrupted,
+    Label,
     OnEvent,
     ResultReported,
     RetryScheduled,
@@ -38,8 +40,7 @@ from engine._run.options import Setting, attempt_options
 from engine._run.sandbox import Sandbox
 from engine._run.resilience import Resilience, failure_text
 from engine._stores.archive import session_archive
-from engine._stores.prune import PrunePolicy
-from engine._stores.trim import EphemeralPolicy, TrimPolicy
+from engine._resume.policies import EphemeralPolicy, PrunePolicy, TrimPolicy
 
 
 def _policy(value, default_cls, *, default_on: bool):
@@ -125,6 +126,7 @@ class Runtime:
         # Set by Workflow around ``run`` only, so a judge's session never enters the lineage.
         self.on_session: Callable[[str], None] | None = None
         self._inflight: StepResult | None = None
+        self._label: Label | None = None
         self._stops: asyncio.Queue[str] | None = None
         self._said: list[str] = []
         self._ctx = 0
@@ -164,6 +166,11 @@ class Runtime:
         """The manifest label of the step running now (``干活#round2``, ``干活·判定#1``), else None."""
         return self._inflight.step if self._inflight is not None else None
 
+    @property
+    def label_in_flight(self) -> Label | None:
+        """Whose session is running now (its name, role and round), else None."""
+        return self._label if self._inflight is not None else None
+
     def rescue(self) -> None:
         """Record the in-flight step in the manifest as ``killed-by-signal`` (signal handlers)."""
         if self._inflight is not None:
@@ -183,16 +190,22 @@ class Runtime:
         spec: AgentSpec,
         prompt: str,
         *,
-        step_name: str | None = None,
+        step_name: str | Label | None = None,
         resume: str | None = None,
         fork: bool = False,
         resume_at: str | None = None,
         on_event: OnEvent | None = None,
     ) -> StepResult:
-        """Run one step to success or a final failure; see this module's docstring."""
-        name = step_name or spec.name
+        """Run one step to success or a final failure; see this module's docstring.
+
+        ``step_name`` is the manifest label, or a ``Label`` saying whose session this is: every
+        event of the step then carries its name, role and round (and so does its manifest row)."""
+        label = step_name if isinstance(step_name, Label) else Label(step_name or spec.name)
+        name = str(label)
+        on_event, self._label = _stamped(on_event, label), label
         self._ctx, self._warned = 0, False
-        result = StepResult(step=name, started_at=time.time(), session_id=resume)
+        result = StepResult(step=name, started_at=time.time(), session_id=resume, role=label.role,
+                            round=label.round)
         self._inflight, self._stops, self._said = result, asyncio.Queue(), []
         session, fork_cur, at_cur, prompt_cur = resume, fork, resume_at, prompt
         attempt = 0
@@ -362,3 +375,13 @@ class Runtime:
         result.cost_usd = base_cost + out.cost_usd
         result.num_turns += out.num_turns
         return out
+
+
+def _stamped(on_event: OnEvent | None, label: Label) -> OnEvent | None:
+    """``on_event``, given each event as ``label``'s session says it (name, role, round)."""
+    if on_event is None:
+        return None
+
+    def relay(event: Event) -> None:
+        on_event(event.labelled(label))
+    return relay

@@ -13,7 +13,7 @@ import pytest_asyncio
 
 from bot.config import load_config
 from bot.runs.jobs import BotOptions
-from bot.runs.run import ASK_FILE
+from bot.runs.request import ASK_FILE
 from bot.folders import run_dir
 from bot.main import start_bot
 from bot.store.bot_store import ThreadKey

@@ -16,7 +16,7 @@ from bot.forge.remote import ForgeSettings, recognise
 from bot.render import pull_request as pr
 from bot.repos.bindings import Bindings
 from bot.store.bot_store import BotStore, ThreadKey
-from engine import BRIEF_KEY, GOAL_KEY, VERDICT_KEY, Brief, Goal, Verdict, speaking
+from engine import Brief, Goal, RunResult, Verdict, speaking
 
 BASE = {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1"}
 KEY = ThreadKey("T1", "C1", "1700000000.000100")
@@ -34,14 +34,13 @@ def test_report_from_a_finished_flow_and_back_through_json():
         goal = Goal.parse("## Goal\nAdd dark mode\n## Checks\n- toggle shows\n- colors swap")
         verdict = Verdict.parse("## Conclusion\nnot achieved\n## Reason\ncolors stay\n## Failed\n- colors swap")
         brief = Brief.parse("## Goal\ndark\n## Acceptance\ntoggle\n## Bounds\ncss only\n## Unknowns\nnone")
-    ctx = {GOAL_KEY: goal, VERDICT_KEY: verdict, BRIEF_KEY: brief, "_ok": False}
-    got = pr.report_from(ctx, cost=0.5, rounds=3)
+    got = pr.report_from(RunResult(False, goal=goal, verdict=verdict, brief=brief), cost=0.5, rounds=3)
     assert got.goal == "Add dark mode" and got.reason == "colors stay" and not got.achieved
     assert got.checks == [("toggle shows", "passed"), ("colors swap", "failing")]
     assert "css only" in got.brief
     assert pr.Report.from_json(got.to_json()) == got
     assert pr.Report.from_json("") is None and pr.Report.from_json("not json") is None
-    assert pr.report_from({}, cost=0, rounds=0) == pr.Report(goal="", brief="")
+    assert pr.report_from(RunResult(False), cost=0, rounds=0) == pr.Report(goal="", brief="")
 
 
 def test_body_has_the_checklist_reason_brief_totals_and_thread_link():

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 
 from bot.render import messages as render
 from bot.runs import tally
 from bot.runs.events_view import RunStatus
-from engine import AskEvent, CheckState, ResultReported, SessionStarted, StepStarted, TurnEnded, VerdictGiven
+from engine import (AskEvent, CheckState, Label, ResultReported, SessionStarted, StepStarted, TurnEnded,
+                    VerdictGiven)
 from tests.bot.test_render import assert_slack_ok
 
 THREAD = "T1|C1|1.0"
@@ -17,21 +17,24 @@ def line(st: RunStatus, now: float = 200.0) -> str:
     return st.payload(THREAD, now=now)["text"]
 
 
+JUDGE_1, WORK_2 = Label("work · judge", role="judge", round=1), Label("work", round=2)  # as the engine runs them
+
+
 def test_the_round_shows_only_during_work_and_counts_on_from_earlier_runs():
     st = RunStatus(started=100.0, rounds_before=3, cost_before=1.0)
     st.apply(StepStarted("clarify", index=0, total=3))
     assert "round" not in line(st) and "$1.00" in line(st) and "1m 40s" in line(st)
     st.apply(StepStarted("work", index=2, total=3))
     assert "step *work* · round 4" in st.payload(THREAD, now=200.0)["blocks"][0]["text"]["text"]
-    st.apply(SessionStarted("work · judge#1", session_id="s"))  # the judge of this run's round 1
+    st.apply(SessionStarted("work · judge#1", session_id="s").labelled(JUDGE_1))  # the judge of this run's round 1
     assert "step work · judge · round 4" in line(st)
     note = st.apply(VerdictGiven("work", round=1, state="not_yet", reason="r", failed=("c",)))
     assert "Round 4: not yet." in note["text"]  # numbered as the status line numbers it
-    st.apply(TurnEnded("work#round2", context=1000))
+    st.apply(TurnEnded("work#round2", context=1000).labelled(WORK_2))
     assert "step work · round 5" in line(st)
     st.apply(ResultReported("work", cost_usd=0.25))
-    st.apply(ResultReported("work · judge#1", cost_usd=0.5))  # the judge's sessions are paid for too
-    st.apply(ResultReported("work#round2", cost_usd=0.25))
+    st.apply(ResultReported("work · judge#1", cost_usd=0.5).labelled(JUDGE_1))  # the judge's sessions are paid for too
+    st.apply(ResultReported("work#round2", cost_usd=0.25).labelled(WORK_2))
     assert "$2.00" in line(st)
 
 
@@ -80,13 +83,7 @@ def test_notices_archive_and_restart():
     assert "still open" not in render.restarted_notice(True)["text"]
 
 
-def test_tally_counts_judge_sessions_since_new_and_follow_ups(tmp_path):
-    rows = [{"step": "确认需求", "ok": True, "cost_usd": 0.5}, {"step": "干活·判定#1", "ok": True, "cost_usd": 1},
-            {"step": "work · judge#2", "ok": True, "cost_usd": 0.25}, {"step": "干活#round2", "ok": True},
-            {"step": "干活·判定#3", "ok": False, "cost_usd": 0.0}, {"step": "确认需求#retry1", "ok": True}]
-    (tmp_path / "manifest.json").write_text(json.dumps(rows), encoding="utf-8")
-    assert tally.thread_cost(tmp_path) == 1.75 and tally.judged_rounds(tmp_path) == 2
+def test_follow_ups_count_from_1_after_new(tmp_path):
     assert [tally.count_follow_up(tmp_path), tally.count_follow_up(tmp_path)] == [1, 2]
-    tally.reset(tmp_path)  # /new: rounds and follow-ups count from 1 again; the cost goes on
-    assert tally.judged_rounds(tmp_path) == 0 and tally.follow_ups(tmp_path) == 0
-    assert tally.count_follow_up(tmp_path) == 1 and tally.thread_cost(tmp_path) == 1.75
+    tally.reset(tmp_path)  # /new: follow-ups count from 1 again
+    assert tally.follow_ups(tmp_path) == 0 and tally.count_follow_up(tmp_path) == 1

@@ -9,7 +9,7 @@ how it was checked, ``/new`` names its archive, the restart notice names the ope
 from __future__ import annotations
 
 from bot.render.notices import cost
-from bot.runs import tally
+from engine.host import MANIFEST_FILE, read_manifest
 from bot.folders import run_dir
 from bot.store.bot_store import ThreadKey
 from engine import LANGUAGES, starter_paths
@@ -77,7 +77,7 @@ def priced_script(fm) -> None:
 
 
 def manifest_total(ws) -> tuple[float, list[dict]]:
-    rows = tally.manifest_rows(run_dir(ws))
+    rows = read_manifest(run_dir(ws) / MANIFEST_FILE)
     return sum(r["cost_usd"] for r in rows), rows
 
 

@@ -12,8 +12,8 @@ import threading
 import time
 
 from engine import speaking
-from engine._cli_progress import Progress, clock_text
-from engine._cli_screen import CLEAR, Screen, fit
+from engine._cli.progress import Progress, clock_text
+from engine._cli.screen import CLEAR, Screen, fit
 from engine._events import AskEvent, ResultReported, SessionStarted, StepStarted, TurnEnded, WorkflowDone
 from engine.testing import hold, prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE

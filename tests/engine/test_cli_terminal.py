@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from engine._agents.rules import JUDGE_RULES
-from engine._cli_words import UNSENT_FILE
+from engine._cli.words import UNSENT_FILE
 from engine._run.runtime import Runtime
 from engine.testing import hold, prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE

@@ -12,9 +12,11 @@ import pytest
 from wcwidth import wcswidth
 
 from engine import speaking
-from engine._cli_failure import failure
-from engine._cli_texts import EN, TABLES, ZH, say
-from engine._cli_view import event_line, step_banner, wake_banner
+from engine._cli.cli_failure import failure
+from engine._flow.failure import flow_failure
+from engine._flow.run_result import WakeState
+from engine._cli.cli_texts import EN, TABLES, ZH, say
+from engine._cli.view import event_line, step_banner, wake_banner
 from engine._events import (
     AskEvent,
     HandoffEvent,
@@ -99,7 +101,7 @@ def test_the_chinese_event_lines_are_the_ones_printed_before():
         assert event_line(TaskWarning("干活", unverifiable=("a",), total=3, path="g.md")) == (
             "  ! 目标里有 1/3 条在这个环境无法验证,见 g.md")
         assert event_line(Interrupted("干活", said="hi")) == "  <- 收到:hi"
-        state = {"checks": 15, "context": 80_200, "woke": 2}
+        state = WakeState(waking=True, checks=15, context=80_200, woke=2)
         assert wake_banner(Path("/nowhere/proj"), state) == (
             "<- 在 /nowhere/proj 接上上次  需求已确认 · 目标 15 条 · 干活上下文 80.2K · 第 3 次唤醒")
 
@@ -136,19 +138,19 @@ def test_a_failed_run_names_the_cause_and_the_next_step_not_the_step():
     bad_key = StepResult("确认需求", ok=False, error="Invalid API key · Fix external API key",
                          error_kind="authentication_failed")
     with speaking("en"):
-        why = failure({"_ok": False, "_failed": "确认需求", "_results": {"确认需求": bad_key}})
+        why = failure(flow_failure({"_ok": False, "_failed": "确认需求", "_results": {"确认需求": bad_key}}))
         assert why.reason.startswith("the model refused the API key (401: authentication_failed Invalid API key")
         assert "ANTHROPIC_API_KEY" in why.next and "run flower again" in why.next
         other = StepResult("work", ok=False, error="boom", error_kind="server_error")
-        assert failure({"_failed": "work", "_results": {"work": other}}).reason == (
+        assert failure(flow_failure({"_failed": "work", "_results": {"work": other}})).reason == (
             "the step work failed: server_error boom")
-        ran_out = failure({"_failed": "work", "_results": {"work": StepResult("work", ok=True)}}, rounds=3)
+        ran_out = failure(flow_failure({"_failed": "work", "_results": {"work": StepResult("work", ok=True)}}), rounds=3)
         assert ran_out.reason == "the judge's 3 rounds ran out before the goal was achieved"
         assert "--new" in ran_out.next
-        assert failure({"_aborted": "the goal cannot be verified here"}).reason == (
+        assert failure(flow_failure({"_aborted": "the goal cannot be verified here"})).reason == (
             "the goal cannot be verified here")
     with speaking("zh"):
-        why = failure({"_failed": "确认需求", "_results": {"确认需求": bad_key}})
+        why = failure(flow_failure({"_failed": "确认需求", "_results": {"确认需求": bad_key}}))
     assert why.reason.startswith("模型拒绝了 API key(401:") and "flower" in why.next
 
 

@@ -9,7 +9,7 @@ import pytest
 
 import engine
 from engine import AskEvent, Event, HandoffEvent, StepStarted, VerdictGiven, WorkflowDone
-from engine._cli_view import event_line
+from engine._cli.view import event_line
 from engine._events import EventKind
 
 

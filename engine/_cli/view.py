@@ -2,7 +2,7 @@
 
 Without the wake line, "does it remember or not?" is invisible, and that is this layer's whole
 value; the context number is there on purpose, so a person can choose to start over before the
-context hits the wall. The texts are ``engine._cli_texts``'s, in the run's language.
+context hits the wall. The texts are ``engine._cli.cli_texts``'s, in the run's language.
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from typing import Any, TextIO
 
 from wcwidth import wcswidth
 
-from engine._cli_failure import failure
-from engine._cli_texts import say
+from engine._cli.cli_failure import failure
+from engine._cli.cli_texts import say
+from engine._flow.run_result import RunResult, WakeState
 from engine._events import (
     AskEvent,
     Event,
@@ -40,7 +41,7 @@ def _home_relative(path: Path) -> str:
         return str(path)
 
 
-def wake_banner(workspace: Path, state: dict[str, Any]) -> str:
+def wake_banner(workspace: Path, state: WakeState) -> str:
     """``<- 在 ~/proj 接上上次  需求已确认 · 目标 15 条 · 干活上下文 80.2K · 第 3 次唤醒``.
 
     ``state`` is ``StarterRun.wake_state()``. The request is confirmed always; the checks only
@@ -48,11 +49,11 @@ def wake_banner(workspace: Path, state: dict[str, Any]) -> str:
     is known.
     """
     parts = [say("wake_confirmed")]
-    if state.get("checks"):
-        parts.append(say("wake_checks", n=state["checks"]))
-    if state.get("context"):
-        parts.append(say("wake_context", work=words().WORK_STEP, size=human_tokens(state["context"])))
-    parts.append(say("wake_count", n=state.get("woke", 0) + 1))
+    if state.checks:
+        parts.append(say("wake_checks", n=state.checks))
+    if state.context:
+        parts.append(say("wake_context", work=words().WORK_STEP, size=human_tokens(state.context)))
+    parts.append(say("wake_count", n=state.woke + 1))
     return say("wake_head", where=_home_relative(workspace)) + " · ".join(parts)
 
 
@@ -136,14 +137,14 @@ class TerminalView:
         else:
             print(say("archived_nothing"), file=self.out, flush=True)
 
-    def summary(self, ctx: dict[str, Any], results: list[Any], *, rounds: int | None = None) -> None:
+    def summary(self, result: RunResult, results: list[Any], *, rounds: int | None = None) -> None:
         """The last lines: achieved or not and what this process spent on every step (judge
         rounds and retries included); when not, why and what to do next."""
         cost = f"{sum(r.cost_usd for r in results):.2f}"
-        if ctx.get("_ok"):
+        if result.ok or result.failure is None:
             print(say("done_achieved", cost=cost), file=self.out)
             return
         print(say("done_not_achieved", cost=cost), file=self.out)
-        why = failure(ctx, rounds=rounds)
+        why = failure(result.failure, rounds=rounds)
         print(say("why", reason=why.reason), file=self.out)
         print(say("next", next=why.next), file=self.out, flush=True)

@@ -31,7 +31,7 @@ ZH: dict[str, str] = {
         "    flower once \"prompt\" [--resume ID]  a single agent, no workflow and no lineage\n\n"
         + _HELP_END),
     "exit_codes": _EXIT_CODES,
-    # -- before a run (engine.cli) --
+    # -- before a run (engine._cli.command) --
     "wake_question": "接着上次? 直接回车 = 接着做;也可以说点新的;/new = 重开一件事(Ctrl-C 退出)",
     "new_question": "要做什么? 一句话就够,回车开始(Ctrl-C 退出)",
     "empty_ask": "要给一句诉求,例如 flower '帮我做一个 X'",
@@ -40,7 +40,7 @@ ZH: dict[str, str] = {
     "once_needs_prompt": "flower once needs a prompt, e.g. flower once \"list the files\"",
     "gone": ("flower: the current folder no longer exists (deleted or moved while this shell was in it). "
              "cd into the workspace again (or pass -C <folder>) and run flower there."),
-    # -- Ctrl-C during a run (engine.cli) --
+    # -- Ctrl-C during a run (engine._cli.command) --
     "interrupt_question": "\n已打断。想补充什么?回车 = 照原样继续;再按一次 Ctrl-C 退出",
     "hold_question": ("\n{step}正在进行,不打断它。想对干活的协调者说什么?它下一轮一开始就会收到;"
                       "回车 = 不说;再按一次 Ctrl-C 退出"),
@@ -51,14 +51,14 @@ ZH: dict[str, str] = {
     "wake_again": "\n<- 这一轮结束了,你的话还没交给干活的协调者;带着它再唤醒一次:{said}",
     "archived": "<- 上一件事已归档到 {path},这次从头开始",
     "archived_nothing": "<- 这里还没有上一件事可归档,从头开始",
-    # -- words for the coordinator (engine._cli_words) --
+    # -- words for the coordinator (engine._cli.words) --
     "sent": "  -> 交给干活的协调者:它在下一个消息边界停下,带着这句话接着做",
     "held": "  -> 记下了:{step}结束后,干活的协调者下一轮一开始就会收到这句话",
     "given": "  -> 交给干活的协调者:{said}",
     "restored": "<- 上次 Ctrl-C 后说的话还没交给干活的协调者,这次它一开始就会收到:{said}",
     "kept": "  ! 这些话还没交给干活的协调者,已记下,下次在这里运行 flower 会先交给它:{said}",
     "dropped": "  (上次没交出去的话不再交给协调者(--new 重开了一件事):{said})",
-    # -- banners and event lines (engine._cli_view) --
+    # -- banners and event lines (engine._cli.view) --
     "wake_head": "<- 在 {where} 接上上次  ",
     "wake_confirmed": "需求已确认",
     "wake_checks": "目标 {n} 条",
@@ -84,12 +84,12 @@ ZH: dict[str, str] = {
     "unverifiable": "  ! 目标里有 {count}/{total} 条在这个环境无法验证,见 {path}",
     "interrupted": "  <- 收到:{said}",
     "ask_cancelled": "  (这个问题撤回了:这一步被打断,带着你的话接着做)",
-    # -- the live progress line (engine._cli_progress) --
+    # -- the live progress line (engine._cli.progress) --
     "progress": "  ~ {who} · {elapsed}",
     "progress_context": "上下文 {size}",
     "progress_cost": "${cost}",
     "progress_api": "在等模型的 API",
-    # -- the last lines (engine._cli_view, engine._cli_failure) --
+    # -- the last lines (engine._cli.view, engine._cli.cli_failure) --
     "done_achieved": "== 结束:达成 · ${cost}",
     "done_not_achieved": "== 结束:没有达成 · ${cost}",
     "why": "   原因:{reason}",

@@ -18,8 +18,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from engine._cli_texts import say as cli_text
-from engine._events import Event
+from engine._cli.cli_texts import say as cli_text
+from engine._events import Event, Label
 from engine._files import write_json_atomic
 from engine._flow.starter_run import StarterRun
 from engine._lang import step_names, words
@@ -30,14 +30,14 @@ log = logging.getLogger(__name__)
 UNSENT_FILE = "unsent-words.json"
 Where = Literal["coordinator", "held"]
 
-def is_work(step: str | None) -> bool:
-    """True for the work step's own runs (``work``, ``work#round2``), not its judge (``work · judge#1``)."""
-    return step is not None and any(step == w or step.startswith(w + "#") for w in step_names(words().WORK_STEP))
+def is_work(label: Label | None) -> bool:
+    """True for the work step's own sessions (any round), not its judge's."""
+    return label is not None and label.role == "step" and label.name in step_names(words().WORK_STEP)
 
 
-def running_step(run: StarterRun) -> str | None:
-    """The manifest label of the step in flight, or None between steps."""
-    return run.runtime.step_in_flight if run.runtime is not None else None
+def running_step(run: StarterRun) -> Label | None:
+    """Whose session is in flight, or None between steps."""
+    return run.runtime.label_in_flight if run.runtime is not None else None
 
 
 def _text(content: Any) -> str:
@@ -128,7 +128,7 @@ class Words:
             self._say(cli_text("sent"))
             return "coordinator"
         self.held.append(said)
-        self._say(cli_text("held", step=step or cli_text("this_step")))
+        self._say(cli_text("held", step=str(step) if step else cli_text("this_step")))
         return "held"
 
     def on_event(self, run: StarterRun, event: Event) -> None:
@@ -138,7 +138,7 @@ class Words:
                 self._say(line)
             self._news = None
             self._save()
-        if event.kind != "session" or not is_work(event.step):
+        if event.kind != "session" or not (event.role == "step" and event.name in step_names(words().WORK_STEP)):
             return
         self.sessions.add(getattr(event, "session_id", ""))
         if self.held and run.runtime is not None and run.runtime.interrupt("\n".join(self.held)):

@@ -9,10 +9,9 @@ anything else shows the error itself and says that running ``flower`` again cont
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from engine._cli_texts import say
-from engine._flow.failure import flow_failure
+from engine._cli.cli_texts import say
+from engine._flow.failure import FlowFailure
 
 __all__ = ["Failure", "failure"]
 
@@ -32,10 +31,9 @@ def _clip(text: str, limit: int = DETAIL_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def failure(ctx: dict[str, Any], *, rounds: int | None = None) -> Failure:
-    """The reason a finished flow's ``ctx`` did not reach the goal (``engine.flow_failure``) in
-    the run's language, with the next move; ``rounds`` is how many the judge was allowed."""
-    why = flow_failure(ctx)
+def failure(why: FlowFailure, *, rounds: int | None = None) -> Failure:
+    """Why a finished flow did not reach the goal (``RunResult.failure``) in the run's
+    language, with the next move; ``rounds`` is how many the judge was allowed."""
     if why.kind == "aborted":
         return Failure(_clip(why.detail), say("next_aborted"))
     if why.kind == "rounds":

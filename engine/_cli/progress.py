@@ -3,7 +3,7 @@
 A step can run for many minutes in silence; the line says it is alive: who is at work (the
 manifest label of the latest event: the step, its round, its judge), the step's elapsed time,
 the main thread's context size and what the run has spent so far. On a terminal it is redrawn
-in place about once a second (``engine._cli_screen``); on a log (stderr not a terminal) it is a
+in place about once a second (``engine._cli.screen``); on a log (stderr not a terminal) it is a
 plain line when who is at work changes, else once every ``every_plain`` seconds, so a log is
 never flooded. It is never drawn while a line is being read (a question or the Ctrl-C prompt is
 open and the person may be typing) nor while a question waits for its answer.
@@ -15,8 +15,8 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from engine._cli_screen import Screen
-from engine._cli_texts import say
+from engine._cli.cli_texts import say
+from engine._cli.screen import Screen
 from engine._events import (
     AskEvent,
     Event,

@@ -11,7 +11,7 @@ import argparse
 import os
 from collections.abc import Mapping, Sequence
 
-from engine._cli_texts import say
+from engine._cli.cli_texts import say
 from engine._lang import ENV as LANGUAGE_ENV
 from engine._lang import check, from_locale
 
