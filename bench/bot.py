@@ -48,7 +48,7 @@ from bench import load_average, print_machine, table
 from bench.runtime import _children, _rss
 
 CHANNEL = "C0GENERAL"
-CLARIFIER_MARK = "你只负责确认需求"  # the clarifier's system prompt (tests/bot/test_app_e2e.py)
+CLARIFIER_MARK = "你只负责确认需求"  # the clarifier's system prompt (tests/bot/runs/test_app_e2e.py)
 TARGET_ACK_S = 0.100
 TARGET_REPLY_S = 1.0
 TARGET_LAG_S = 0.050

@@ -9,6 +9,10 @@ import pytest
 
 pytest_plugins = ["engine.testing.pytest_plugin", "bot.testing.pytest_plugin"]
 
+# The helper modules hold checks that test modules share (a test module imports no other): their
+# asserts are rewritten as a test module's are, so a failing one shows its values.
+pytest.register_assert_rewrite("tests.helpers", "tests.bot.helpers")
+
 _LEAKY_PREFIXES = ("SLACK_", "ANTHROPIC_", "CLAUDE", "FLOWER_")
 
 # A suite started in the background of a script inherits SIGINT ignored (POSIX shells do that to

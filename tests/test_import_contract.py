@@ -375,3 +375,34 @@ def test_importing_both_packages_is_silent_with_warnings_as_errors():
         f"`python -W error -c 'import bot, engine'` exited {done.returncode}; the traceback names the "
         f"module and line:\n{done.stderr}"
     )
+
+
+def _test_module(name: str) -> bool:
+    """A test module's name (``tests.bot.test_store``) or a conftest's, by its last dotted part."""
+    last = name.rsplit(".", 1)[-1]
+    return last.startswith("test_") or last == "conftest"
+
+
+def test_no_test_file_imports_a_test_module():
+    """What test files share lives outside them: a test module imported by another is imported a
+    second time (its tests and fixtures come along, under a second name), and moving it breaks the
+    importer. Every ``.py`` under tests/, each import statement wherever it is."""
+    wrong = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = "." * node.level + (node.module or "")
+                # ``from tests.bot import test_repos`` loads a test module too
+                names = [base, *(f"{base}.{alias.name}" if base.strip(".") else base + alias.name
+                                 for alias in node.names)]
+            else:
+                continue
+            wrong += [f"{path.relative_to(ROOT).as_posix()}:{node.lineno}: `{ast.unparse(node)}` imports {name!r}, "
+                      "a test_*.py or conftest.py; move the shared part into a helpers module (tests/helpers/, "
+                      "tests/bot/helpers/, or one beside the tests that is no test_*.py), a shared fixture "
+                      "into the conftest.py of the folder that needs it"
+                      for name in dict.fromkeys(names) if _test_module(name)]
+    assert wrong == [], "\n".join(wrong)

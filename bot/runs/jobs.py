@@ -207,17 +207,15 @@ class Jobs:
 
     async def _run(self, run: ThreadRun) -> None:
         key = run.key
-        outcome = await self._sorted(run, run.prepare())
-        if outcome is None:
-            if self._slots.locked():
-                self._queue.append(key)
-                await self.outbox.send(key, "queued", notice_key("queued", key, run.queued_at),
-                                       texts.RUN_QUEUED_BEHIND.format(place=len(self._queue)))
-            try:
-                outcome = await self._sorted(run, self._in_slot(run))
-            finally:
-                if key in self._queue:
-                    self._queue.remove(key)
+        if self._slots.locked():  # told at once, in the order the starts came
+            self._queue.append(key)
+            await self.outbox.send(key, "queued", notice_key("queued", key, run.queued_at),
+                                   texts.RUN_QUEUED_BEHIND.format(place=len(self._queue)))
+        try:
+            outcome = await self._sorted(run, self._in_slot(run))
+        finally:
+            if key in self._queue:
+                self._queue.remove(key)
         await conclusion.conclude(run, outcome)
         await conclusion.after(run, outcome)  # still this thread's task: the next run waits
         if isinstance(outcome, (ShutDown, Stopped)):
@@ -230,6 +228,11 @@ class Jobs:
             if run.key in self._queue:
                 self._queue.remove(run.key)
             await self.store.set_state(run.key, "running")
+            # prepared in its slot: a run that waits keeps its place in line (a restart resumes the
+            # threads in order, and the one that was running is not queued behind one that waited)
+            outcome = await run.prepare()
+            if outcome is not None:
+                return outcome
             started = await self._gate.enter() if self._gate is not None else (lambda: None)
             try:
                 return await run.go(started)

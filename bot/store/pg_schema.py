@@ -2,7 +2,7 @@
 first use by ``engine.PgDatabase``, and the advisory lock every write takes (``BOT_LOCK``).
 
 The twin of ``bot.store.schema`` (SQLite), table for table and column for column
-(``tests/bot/test_pg_store.py`` compares them): a table or column added there is added here as
+(``tests/bot/store/test_pg_store.py`` compares them): a table or column added there is added here as
 a new migration at the end of ``MIGRATIONS``, never by editing a released one. Epochs are
 ``double precision`` (``real`` has 4 bytes: an epoch in it is off by minutes), ids ``bigint``
 identities, the unique keys and indexes the same as SQLite's. The tables share the database

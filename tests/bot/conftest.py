@@ -1,9 +1,9 @@
-"""Fixtures the bot's end-to-end tests share: a bot started (again) on one FLOWER_HOME, the bot
-as a real process, and git repositories with a test identity."""
+"""Fixtures the bot's tests share: a bot started (again) on one FLOWER_HOME, the bot as a real
+process, git repositories with a test identity, and the bot store on either backend. What the
+tests share besides fixtures is in tests/bot/helpers/."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -11,8 +11,9 @@ import pytest_asyncio
 
 from bot.config import load_config
 from bot.main import start_bot
-from tests.bot.test_app_e2e import OPTIONS
-from tests.bot.test_bot_process import BotProcess
+from tests.bot.helpers.app import OPTIONS
+from tests.bot.helpers.process import BotProcess, bot_env
+from tests.bot.helpers.store import Backend
 
 
 def pytest_generate_tests(metafunc):
@@ -62,14 +63,6 @@ def git_identity(monkeypatch, tmp_path):
         monkeypatch.setenv(f"GIT_{who}_EMAIL", "test@example.com")
 
 
-def bot_env(slack_env, fake_model, tmp_path) -> dict[str, str]:
-    """The environment of ``python -m bot`` on this test's FLOWER_HOME, the fake Slack and model."""
-    return {**os.environ, **fake_model.env, **slack_env.env(), "FLOWER_HOME": str(tmp_path / "home"),
-            "FLOWER_ALLOW_EVERYONE": "1",  # the tests' fake workspace: every fake person may start runs
-            "PYTHONPATH": os.pathsep.join(p for p in [str(Path(__file__).resolve().parents[2]),
-                                                       os.environ.get("PYTHONPATH", "")] if p)}
-
-
 @pytest.fixture
 def bot_process(slack_env, fake_model, tmp_path):
     """``python -m bot`` on this test's FLOWER_HOME, killed (and its logs printed) at teardown."""
@@ -77,3 +70,12 @@ def bot_process(slack_env, fake_model, tmp_path):
     yield bot
     bot.kill()
     print(bot.logs())
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    """The bot store's state for a store test, once on SQLite (``tmp_path/home/bot.db``) and once on
+    a fresh PostgreSQL database; ``@sqlite_only`` (tests/bot/helpers/store.py) keeps the first."""
+    if request.param == "sqlite":
+        return Backend("sqlite", tmp_path / "home" / "bot.db")
+    return Backend("postgres", request.getfixturevalue("postgres_url"))

@@ -15,7 +15,7 @@ import pytest
 from engine._lang import zh
 from engine.testing import prompt_contains, text, tool_use, unauthorized
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE
-from tests.e2e.test_flower_cli import BRIEF, GOAL, flower
+from tests.helpers.flower_cli import BRIEF, GOAL, flower
 
 CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
 ACHIEVED = "## 结论\n达成\n## 理由\ngood\n## 未通过\n无"  # the judge's words are English; headings parse

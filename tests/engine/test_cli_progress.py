@@ -17,7 +17,7 @@ from engine._cli.screen import CLEAR, Screen, fit
 from engine._events import AskEvent, ResultReported, SessionStarted, StepStarted, TurnEnded, WorkflowDone
 from engine.testing import hold, prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE
-from tests.e2e.test_flower_cli import ACHIEVED, BRIEF, GOAL, flower
+from tests.helpers.flower_cli import ACHIEVED, BRIEF, GOAL, flower
 
 DRAWN = re.compile(r"\r\x1b\[2K  ~ 干活 · (\d+):(\d\d)")  # a redraw of the work step's line
 

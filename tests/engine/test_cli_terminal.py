@@ -15,7 +15,7 @@ from engine._cli.words import UNSENT_FILE
 from engine._run.runtime import Runtime
 from engine.testing import hold, prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE
-from tests.e2e.test_flower_cli import ACHIEVED, BRIEF, GOAL, Terminal, flower
+from tests.helpers.flower_cli import ACHIEVED, BRIEF, GOAL, Terminal, flower
 
 NOT_YET = "## 结论\n未达成\n## 理由\n还差一点\n## 未通过\n- 有 hello"
 QUESTION = {"question": "用什么语言?", "options": ["Python", "Go"]}

@@ -7,7 +7,8 @@ import subprocess
 from engine.authoring import Workbench
 from engine._resume.policies import TrimPolicy
 from engine._resume.stores import TrimmingSessionStore
-from tests.engine.stores.test_trim import bash, build_session
+from tests.engine.stores.recorded import build_session
+from tests.engine.stores.shapes import bash
 
 
 def git_status(repo) -> str:

@@ -22,7 +22,8 @@ from engine._resume.stores import (
 from engine._stores.postgres import PostgresSessionStore
 from engine._stores.sqlite import SqliteSessionStore
 from tests.engine.stores.backends import Backend
-from tests.engine.stores.test_trim import KEY, bash, build_session
+from tests.engine.stores.recorded import KEY, build_session
+from tests.engine.stores.shapes import bash
 
 PRUNING_ORDER = ["expire", "stale_views", "reruns", "shrink_written", "spill_folder", "spill_results",
                  "spill_inputs", "todos", "attachments", "thinking", "prune"]

@@ -16,7 +16,8 @@ from engine._resume.policies import TrimPolicy
 from engine._resume.spill_file import safe_text, spill_name
 from engine._resume.stores import PruningSessionStore
 from engine._stores.sqlite import SqliteSessionStore
-from tests.engine.stores.test_trim import KEY, bash, build_session, results
+from tests.engine.stores.recorded import KEY, build_session, results
+from tests.engine.stores.shapes import bash
 
 LONE = "\ud83d"  # the high half of 😀, its low half cut off
 CUT = "x" * 3000 + "😀" * 10 + LONE  # longer than TrimPolicy.min_chars

@@ -1,0 +1,122 @@
+"""Slack's agent surfaces end to end (real slack-bolt against the fake Slack, the real CLI against
+the offline model): the goal's checklist as a plan block that follows the verdicts, the
+"is working on …" status line, and feedback buttons on the final message recorded in bot.db."""
+
+from __future__ import annotations
+
+import pytest_asyncio
+
+from bot.render.feedback import FEEDBACK_ACTION
+from bot.runs.plan_feed import goal_digest
+from bot.runs.surfaces import STATUS
+from bot.store.bot_store import ThreadKey
+from engine import Goal
+from engine._lang import words
+from tests.bot.helpers.app import CHANNEL, CLARIFY_ONLY, brief_only, posted, question, script
+
+SET_STATUS = "assistant.threads.setStatus"
+
+
+def _plan(blocks):
+    found = [b for b in blocks or [] if b.get("type") == "plan"]
+    return found[0] if found else None
+
+
+def _states(block):
+    return [(t["title"], t["status"], t["output"]["elements"][0]["elements"][0]["text"]) for t in block["tasks"]]
+
+
+def _statuses(slack, thread):
+    return [c.body.get("status") for c in slack.calls(SET_STATUS, thread_ts=thread)]
+
+
+async def _answer(slack, thread):
+    q_ts, q_call = await question(slack, thread)
+    button = [e for b in q_call.arg("blocks") for e in b.get("elements", []) if e.get("type") == "button"][0]
+    await slack.click(CHANNEL, q_ts, button["action_id"], user="U0BOB")
+
+
+@pytest_asyncio.fixture
+async def allowed_bot(make_bot):
+    return await make_bot(FLOWER_ALLOWED_USERS="U0ALICE,U0BOB")
+
+
+async def test_plan_follows_two_verdicts_status_line_and_feedback(allowed_bot, slack_env, fake_model):
+    slack, bot = slack_env, allowed_bot
+    script(fake_model)  # round 1: not yet, "内容是 hi" failed; round 2: achieved
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    thread = event["ts"]
+    key = ThreadKey("T0001", CHANNEL, thread)
+    await slack.send_event(event)
+    await _answer(slack, thread)
+
+    # The goal is set: its checks are posted as a plan, all pending.
+    post = await slack.wait_for("chat.postMessage", lambda c: _plan(c.arg("blocks")) is not None, thread_ts=thread)
+    plan_ts = post.response["ts"]
+    assert _states(_plan(post.arg("blocks"))) == [("hello.txt 存在", "pending", "Not judged yet"),
+                                                  ("内容是 hi", "pending", "Not judged yet")]
+    assert "hello.txt 存在" in post.body["text"]  # the text fallback lists the checks too
+
+    # Round 1 names its failed check; round 2 passes them all: the same message is edited.
+    first = await slack.wait_for("chat.update", lambda c: _plan(c.arg("blocks")) is not None, ts=plan_ts)
+    assert _states(_plan(first.arg("blocks"))) == [("hello.txt 存在", "complete", "Passed"),
+                                                   ("内容是 hi", "error", "Failing")]
+    assert _plan(first.arg("blocks"))["title"] == "The goal's checks: 1 of 2 passed"
+    second = await slack.wait_for("chat.update", lambda c: _plan(c.arg("blocks")) is not None, ts=plan_ts,
+                                  after=first.index + 1)
+    assert _states(_plan(second.arg("blocks"))) == [("hello.txt 存在", "complete", "Passed"),
+                                                    ("内容是 hi", "complete", "Passed")]
+    assert _states(_plan(slack.message(CHANNEL, plan_ts)["blocks"]))[1][1] == "complete"  # what Slack shows now
+    posts = [c for c in slack.calls("chat.postMessage", thread_ts=thread) if _plan(c.arg("blocks")) is not None]
+    assert len(posts) == 1
+    assert await bot.store.plan_ts(key, goal_digest(Goal(checks=["hello.txt 存在", "内容是 hi"]))) == plan_ts
+
+    # The final message carries feedback buttons.
+    summary = await posted(slack, thread, "Done: the goal is achieved")
+    kinds = [b["type"] for b in summary.arg("blocks")]
+    assert kinds[-1] == "context_actions"
+
+    # The status line named each step while it ran, was cleared while the question waited, and at the end.
+    statuses = _statuses(slack, thread)
+    for step in (words("zh").CLARIFY_STEP, words("zh").GOAL_STEP, words("zh").WORK_STEP):
+        assert STATUS.format(step=step) in statuses, statuses
+    first_clarify = statuses.index(STATUS.format(step=words("zh").CLARIFY_STEP))
+    assert statuses[first_clarify + 1] == ""  # the question was asked: nobody works until it is answered
+    await slack.wait_until(lambda: _statuses(slack, thread)[-1] == "", what="the status cleared at the end")
+    assert slack.status_of(CHANNEL, thread) == ""
+
+    # Feedback: recorded per person and message; a second click replaces the first; others refused.
+    summary_ts = summary.response["ts"]
+    await slack.click(CHANNEL, summary_ts, FEEDBACK_ACTION, user="U0BOB", feedback="positive")
+    await slack.wait_until(lambda: [e for e in slack.ephemerals if e["user"] == "U0BOB" and "Thanks" in e["text"]],
+                           what="thanks for the feedback")
+    rows = await bot.store.feedback(key)
+    assert [(r.user, r.sentiment, r.message_ts) for r in rows] == [("U0BOB", "positive", summary_ts)]
+    await slack.click(CHANNEL, summary_ts, FEEDBACK_ACTION, user="U0BOB", feedback="negative")
+    await slack.wait_until(lambda: [e for e in slack.ephemerals if e["user"] == "U0BOB" and "changed" in e["text"]],
+                           what="the changed feedback acknowledged")
+    rows = await bot.store.feedback(key)
+    assert [(r.user, r.sentiment) for r in rows] == [("U0BOB", "negative")]
+    await slack.click(CHANNEL, summary_ts, FEEDBACK_ACTION, user="U0CAROL", feedback="negative")
+    await slack.wait_until(lambda: [e for e in slack.ephemerals if e["user"] == "U0CAROL"], what="a refusal")
+    assert "Thanks" not in [e for e in slack.ephemerals if e["user"] == "U0CAROL"][0]["text"]
+    assert [r.user for r in await bot.store.feedback(key)] == ["U0BOB"]
+
+
+async def test_a_refused_status_line_is_not_asked_for_again_and_the_run_goes_on(make_bot, slack_env, fake_model):
+    slack = slack_env
+    await make_bot(CLARIFY_ONLY)
+    slack.api_error(SET_STATUS, "not_allowed_token_type", times=100)
+    brief_only(fake_model, ask_first=True)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    thread = event["ts"]
+    await slack.send_event(event)
+    await _answer(slack, thread)
+    await posted(slack, thread, "Done")
+    assert _statuses(slack, thread) == [STATUS.format(step=words("zh").CLARIFY_STEP)]  # one try, then none
+    # a second thread of the same bot is not tried either: the app may not set status lines at all
+    other = slack.mention(CHANNEL, "再写个 bye.txt")
+    await slack.send_event(other)
+    await _answer(slack, other["ts"])
+    await posted(slack, other["ts"], "Done")
+    assert not slack.calls(SET_STATUS, thread_ts=other["ts"])
