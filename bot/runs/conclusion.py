@@ -31,6 +31,8 @@ __all__ = ["after", "conclude"]
 async def conclude(run: ThreadRun, outcome: Outcome) -> None:
     """Record how ``run`` ended and say it in the thread."""
     key, s, feed, name = run.key, run.s, run.feed, folder_name(run.key)
+    # Slack never moves a session off processing itself: waiting for a person, or for a follow-up
+    await s.sessions.set(key, "suspended" if isinstance(outcome, Parked) else "active")
     if isinstance(outcome, ShutDown):
         return
     state = state_after(outcome)

@@ -31,6 +31,7 @@ from bot.runs.question_posts import QuestionPosts
 from bot.runs.run import BotOptions, Services, ThreadRun, archive_thread
 from bot.runs.start_gate import StartGate
 from bot.runs.transport import Answers
+from bot.slack.agent_sessions import AgentSessions
 from bot.slack.assistant import AssistantStatus
 from bot.slack.outbox import Outbox
 from bot.store.bot_store import BotStore, Thread, ThreadKey
@@ -49,7 +50,7 @@ class Jobs:
         options = options or BotOptions()
         self._services = Services(
             config=config, store=store, client=client, outbox=outbox, answers=answers, options=options,
-            assistant=AssistantStatus(client), questions=QuestionPosts(client=client, outbox=outbox),
+            assistant=AssistantStatus(client), sessions=AgentSessions(client), questions=QuestionPosts(client=client, outbox=outbox),
             pull_requests=PullRequests(config=config, store=store, client=client, outbox=outbox,
                                        retry=options.forge_retry))
         self._slots = asyncio.Semaphore(config.max_runs)
@@ -66,6 +67,11 @@ class Jobs:
     def pull_requests(self) -> PullRequests:
         """The bound threads' pull requests (the Open pull request buttons act on them)."""
         return self._services.pull_requests
+
+    @property
+    def sessions(self) -> AgentSessions:
+        """The threads' agent sessions (``/new`` closes one, Slack's Stop moves one on)."""
+        return self._services.sessions
 
     def busy(self, key: ThreadKey) -> bool:
         """True while the thread has a run queued or going in this process."""

@@ -39,6 +39,7 @@ from bot.runs.status_feed import StatusFeed
 from bot.runs.surfaces import Surfaces
 from bot.runs.transport import Answers, SlackTransport
 from bot.sandbox import thread_sandbox
+from bot.slack.agent_sessions import AgentSessions
 from bot.slack.assistant import AssistantStatus
 from bot.slack.outbox import Outbox
 from bot.store.bot_store import BotStore, ThreadKey
@@ -75,7 +76,8 @@ class Services:
     outbox: Outbox
     answers: Answers
     options: BotOptions
-    assistant: AssistantStatus  # the "is working on" lines of every run
+    assistant: AssistantStatus  # the "is working on" lines of every run, where there are no sessions
+    sessions: AgentSessions  # every thread's agent session (its state and Slack's Stop button)
     pull_requests: PullRequests
     questions: QuestionPosts
 
@@ -120,6 +122,7 @@ class ThreadRun:
         self.state: WakeState | None = None
         self.bound: tuple[Binding, Worktree] | None = None  # a bound channel's binding and the thread's worktree
         self.feed: StatusFeed | None = None
+        self.title = ""  # the thread's request: its agent session's title
         self.words = ""  # said to a stopped run still confirming: given to its first step as an interruption
         self.listening = False  # words reach the engine from now on (before: they wait in bot.db)
         self.stopping = False  # Stop was pressed: the task is being cancelled for good
@@ -181,10 +184,12 @@ class ThreadRun:
         if self.new and state.has_history:  # archived here, so the thread hears where it went
             archived = await asyncio.to_thread(archive_thread, self.starter, self.ws, fresh_branch=False)
             self.state = WakeState(waking=False)
+            await self.s.sessions.set(self.key, "closed")
             await self.s.outbox.send(self.key, "archived", notice_key("archived", self.key, archived.name),
                                      render.archived_notice(str(archived))["text"])
         if self.ask and (self.new or not self.state.waking):
             await asyncio.to_thread(self.request.save, self.ask)
+        self.title = (self.ask if self.new else saved) or self.ask
         return None
 
     def _starter(self, runtime: dict[str, Any]) -> StarterRun:
@@ -222,7 +227,7 @@ class ThreadRun:
         self.feed = StatusFeed(self.key, store=s.store, client=s.client, outbox=s.outbox,
                                every_s=s.options.status_every_s, status=await self._status())
         surfaces = Surfaces(self.key, store=s.store, client=s.client, outbox=s.outbox, status=s.assistant,
-                            goal_path=starter.paths.goal)
+                            sessions=s.sessions, title=self.title, goal_path=starter.paths.goal)
         subscribers: list[Subscriber] = [self.feed, surfaces]
 
         def on_event(event: Event) -> None:

@@ -1,5 +1,8 @@
-"""Slack's agent surfaces for one run: the goal's checklist (``bot.runs.plan_feed``) and the
-"is working on …" status line (``bot.slack.assistant``), fed the run's events in order.
+"""Slack's agent surfaces for one run: the goal's checklist (``bot.runs.plan_feed``), the
+thread's agent session (``bot.slack.agent_sessions``: processing while a step works, suspended
+while a question waits) or, where Slack has no sessions, the "is working on …" status line
+(``bot.slack.assistant``), fed the run's events in order. How the run ended moves the session on
+(``bot.runs.conclusion``).
 
 They follow the events in a task of their own, beside the status feed, so a slow post of the
 checklist never holds the status message up, and a failure here is logged, never the run's.
@@ -20,6 +23,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.runs.plan_feed import PlanFeed
 from bot.folders import folder_name
+from bot.slack.agent_sessions import AgentSessions
 from bot.slack.assistant import AssistantStatus
 from bot.slack.outbox import Outbox
 from bot.store.bot_store import BotStore, ThreadKey
@@ -44,8 +48,10 @@ class Surfaces:
     ``close`` at the run's end (it clears the status line)."""
 
     def __init__(self, key: ThreadKey, *, store: BotStore, client: AsyncWebClient, outbox: Outbox,
-                 status: AssistantStatus, goal_path: Path, refresh_s: float = REFRESH_S) -> None:
-        self.key, self.refresh_s = key, refresh_s
+                 status: AssistantStatus, sessions: AgentSessions, goal_path: Path, title: str = "",
+                 refresh_s: float = REFRESH_S) -> None:
+        self.key, self.refresh_s, self.title = key, refresh_s, title
+        self.sessions = sessions
         self.plan = PlanFeed(key, store=store, client=client, outbox=outbox, goal_path=goal_path)
         self.status = status
         self._events: asyncio.Queue[Event | None] = asyncio.Queue()
@@ -105,6 +111,11 @@ class Surfaces:
                 self._step = ""
 
     async def _show_status(self) -> None:
+        if self.sessions.available(self.key):
+            if self._step or self._waiting:
+                await self.sessions.set(self.key, "suspended" if self._waiting else "processing", title=self.title)
+            if self.sessions.available(self.key):
+                return  # the session shows it: no status line beside it
         text = STATUS.format(step=self._step) if self._step and not self._waiting else ""
         now = time.monotonic()
         if self._shown is None and not text:

@@ -34,6 +34,7 @@ from bot.slack.feedback_clicks import FeedbackClicks, names_feedback
 from bot.slack.intake import Intake
 from bot.slack.malformed import problem
 from bot.slack.middleware import Gate
+from bot.records import ThreadKey
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +62,12 @@ def build_app(config: Config, client: AsyncWebClient, intake: Intake, gate: Gate
     @app.event("message", middleware=event_gate)
     async def on_message(context, event: dict) -> None:
         await intake.message(context["thread"], event)
+
+    @app.event("agent_session_stopped", middleware=[gate.allow_list])
+    async def on_session_stopped(body: dict, event: dict) -> None:
+        # Slack's own Stop button on the thread's agent session: the same as our Stop
+        key = ThreadKey(body.get("team_id") or "", event["channel"], event["thread_ts"])
+        await intake.session_stopped(key, event.get("user") or "")
 
     @app.action(re.compile(f"^{re.escape(render.ANSWER_PREFIX)}\\d+$"),
                 middleware=[gate.names_question, gate.allow_list])

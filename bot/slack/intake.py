@@ -179,6 +179,7 @@ class Intake:
             self.jobs.archive(key)
         except Exception as exc:  # nothing to archive yet is fine: the next words start fresh anyway
             log.info("archive of %s: %s", folder_name(key), exc)
+        await self.jobs.sessions.set(key, "closed")
         await self.store.set_state(key, "idle")
         await self.outbox.send(key, "ask_what", notice_key("ask_what", key, ts or user, time.time()),
                                texts.ASK_WHAT)
@@ -215,6 +216,16 @@ class Intake:
             return
         if not await self._elsewhere(q.thread, "answered", {"question": q.id, "answer": answer, "user": user}):
             await self._answered(q, answer, user)
+
+    async def session_stopped(self, key: ThreadKey, user: str) -> None:
+        """Stop pressed on ``key``'s agent session (Slack's ``agent_session_stopped``): the run stops
+        as with our Stop button, and the session leaves ``processing`` even when nothing ran."""
+        if await self.store.get_thread(key) is None:
+            return  # not a thread of ours
+        if await self._elsewhere(key, "control", {"user": user, "stop": True}):
+            return
+        if not await self.jobs.stop(key):
+            await self.jobs.sessions.set(key, "active")
 
     async def control_click(self, key: ThreadKey, user: str, *, stop: bool) -> None:
         """Stop or Start over on ``key``'s status message."""

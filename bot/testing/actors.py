@@ -94,6 +94,14 @@ class Actors:
         event = {"type": "message", "subtype": subtype, "hidden": True, "channel": where.id, "ts": ts, "event_ts": ts}
         return event | fields | {"channel_type": kind}
 
+    def session_stopped(self, channel: str, thread_ts: str, *, user: str | None = None) -> dict:
+        """A person pressing Stop on the thread's agent session: Slack's `agent_session_stopped`
+        (Slack changes no status itself; the app stops its work and moves the session on)."""
+        where = self._channel(channel)
+        self._existing(where, thread_ts)
+        return {"type": "agent_session_stopped", "channel": where.id, "thread_ts": thread_ts,
+                "user": self._user(user), "event_ts": self.store.next_ts(), "streaming_message_ts": []}
+
     def bot_message(self, channel: str, text: str, *, bot_id: str = "B0OTHER", thread_ts: str | None = None) -> dict:
         """Another app's message: `subtype: bot_message` with its `bot_id` and no user."""
         message, where = self._new(channel, text, user=None, thread_ts=thread_ts, bot_id=bot_id, subtype="bot_message")

@@ -149,6 +149,11 @@ class FakeSlack(Interactions):
         """The assistant status line under the thread now ("" once cleared), or None if never set."""
         return self.methods.statuses.get((self._channel(channel).id, thread_ts))
 
+    def session_of(self, channel: str, thread_ts: str) -> dict | None:
+        """The thread's agent session: ``{"title", "statuses": [every status set, in order]}``, or
+        None when none was ever set (agents.sessions.setStatus)."""
+        return self.methods.sessions.get((self._channel(channel).id, thread_ts))
+
     @property
     def ephemerals(self) -> list[dict]:
         """Ephemeral messages posted (chat.postEphemeral, response_url): channel, user, ts, text, blocks."""

@@ -23,6 +23,7 @@ class WebMethods:
         self.refused_tokens: dict[str, str] = {}  # token -> the error every call with it answers (revoked...)
         self.refused_posts: dict[str, str] = {}  # channel id -> the error chat.postMessage there answers
         self.statuses: dict[tuple[str, str], str] = {}  # (channel, thread_ts) -> the status line shown ("" cleared)
+        self.sessions: dict[tuple[str, str], dict] = {}  # (channel, thread_ts) -> {"title", "statuses": [...]}
         self._handlers: dict[str, Callable[[dict], dict]] = {
             "auth.test": self._auth_test,
             "apps.connections.open": lambda a: {"ok": True, "url": self._socket_url()},
@@ -34,6 +35,7 @@ class WebMethods:
             "reactions.add": self._reaction_add,
             "reactions.remove": self._reaction_remove,
             "assistant.threads.setStatus": self._set_status,
+            "agents.sessions.setStatus": self._set_session_status,
             "conversations.replies": self._replies,
             "conversations.history": self._history,
             "conversations.info": lambda a: {"ok": True, "channel": self._channel(a, "channel").to_api()},
@@ -202,6 +204,22 @@ class WebMethods:
         if loading is not None and (not isinstance(loading, list) or len(loading) > 10):
             raise ApiError("invalid_arguments", _said("loading_messages: no more than 10 items allowed"))
         self.statuses[(channel.id, thread_ts)] = status
+        return {"ok": True}
+
+    def _set_session_status(self, args: dict) -> dict:
+        """agents.sessions.setStatus: a thread's agent session, created by its first status (with
+        its title, 200 characters at most); the fake keeps every status set, in order."""
+        channel = self._channel(args, "channel_id")
+        thread_ts = str(args.get("thread_ts") or "")
+        if not thread_ts:
+            raise ApiError("thread_ts_required")
+        status, title = args.get("status"), args.get("title")
+        if status not in ("processing", "active", "suspended", "closed"):
+            raise ApiError("invalid_status")
+        if title is not None and (not isinstance(title, str) or len(title) > 200):
+            raise ApiError("invalid_arguments", _said("title: no more than 200 characters"))
+        session = self.sessions.setdefault((channel.id, thread_ts), {"title": title or "", "statuses": []})
+        session["statuses"].append(status)
         return {"ok": True}
 
     def _replies(self, args: dict) -> dict:

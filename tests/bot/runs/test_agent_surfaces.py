@@ -1,6 +1,7 @@
 """Slack's agent surfaces end to end (real slack-bolt against the fake Slack, the real CLI against
-the offline model): the goal's checklist as a plan block that follows the verdicts, the
-"is working on …" status line, and feedback buttons on the final message recorded in bot.db."""
+the offline model): the goal's checklist as a plan block that follows the verdicts, the thread's
+agent session (its states, Slack's Stop button) or, where Slack has none, the "is working on …"
+status line, and feedback buttons on the final message recorded in bot.db."""
 
 from __future__ import annotations
 
@@ -12,9 +13,13 @@ from bot.runs.surfaces import STATUS
 from bot.store.bot_store import ThreadKey
 from engine import Goal
 from engine._lang import words
-from tests.bot.helpers.app import CHANNEL, CLARIFY_ONLY, brief_only, posted, question, script
+from engine.testing import hold, text
+from engine.testing.roles import CLARIFIER
+from tests.bot.helpers.app import BRIEF, CHANNEL, CLARIFY_ONLY, brief_only, posted, question, script
 
 SET_STATUS = "assistant.threads.setStatus"
+SET_SESSION = "agents.sessions.setStatus"
+NO_SESSIONS = 1000  # calls of agents.sessions.setStatus refused: every one in a test
 
 
 def _plan(blocks):
@@ -28,6 +33,10 @@ def _states(block):
 
 def _statuses(slack, thread):
     return [c.body.get("status") for c in slack.calls(SET_STATUS, thread_ts=thread)]
+
+
+def _sessions(slack, thread):
+    return (slack.session_of(CHANNEL, thread) or {}).get("statuses", [])
 
 
 async def _answer(slack, thread):
@@ -76,14 +85,12 @@ async def test_plan_follows_two_verdicts_status_line_and_feedback(allowed_bot, s
     kinds = [b["type"] for b in summary.arg("blocks")]
     assert kinds[-1] == "context_actions"
 
-    # The status line named each step while it ran, was cleared while the question waited, and at the end.
-    statuses = _statuses(slack, thread)
-    for step in (words("zh").CLARIFY_STEP, words("zh").GOAL_STEP, words("zh").WORK_STEP):
-        assert STATUS.format(step=step) in statuses, statuses
-    first_clarify = statuses.index(STATUS.format(step=words("zh").CLARIFY_STEP))
-    assert statuses[first_clarify + 1] == ""  # the question was asked: nobody works until it is answered
-    await slack.wait_until(lambda: _statuses(slack, thread)[-1] == "", what="the status cleared at the end")
-    assert slack.status_of(CHANNEL, thread) == ""
+    # The thread is an agent session, titled with the request: processing while a step works,
+    # suspended while the question waited for a person, active once done; no status line beside it.
+    await slack.wait_until(lambda: _sessions(slack, thread)[-1:] == ["active"], what="the session active at the end")
+    assert _sessions(slack, thread) == ["processing", "suspended", "processing", "active"]
+    assert slack.session_of(CHANNEL, thread)["title"] == "写个 hello.txt"
+    assert _statuses(slack, thread) == []
 
     # Feedback: recorded per person and message; a second click replaces the first; others refused.
     summary_ts = summary.response["ts"]
@@ -106,6 +113,7 @@ async def test_plan_follows_two_verdicts_status_line_and_feedback(allowed_bot, s
 async def test_a_refused_status_line_is_not_asked_for_again_and_the_run_goes_on(make_bot, slack_env, fake_model):
     slack = slack_env
     await make_bot(CLARIFY_ONLY)
+    slack.api_error(SET_SESSION, "feature_disabled", times=NO_SESSIONS)
     slack.api_error(SET_STATUS, "not_allowed_token_type", times=100)
     brief_only(fake_model, ask_first=True)
     event = slack.mention(CHANNEL, "写个 hello.txt")
@@ -120,3 +128,52 @@ async def test_a_refused_status_line_is_not_asked_for_again_and_the_run_goes_on(
     await _answer(slack, other["ts"])
     await posted(slack, other["ts"], "Done")
     assert not slack.calls(SET_STATUS, thread_ts=other["ts"])
+
+
+async def test_without_agent_sessions_the_status_line_names_each_step(make_bot, slack_env, fake_model):
+    slack = slack_env
+    await make_bot()
+    slack.api_error(SET_SESSION, "feature_disabled", times=NO_SESSIONS)  # the app is no agent here
+    script(fake_model)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    thread = event["ts"]
+    await slack.send_event(event)
+    await _answer(slack, thread)
+    summary = await posted(slack, thread, "Done: the goal is achieved")
+    assert [b["type"] for b in summary.arg("blocks")][-1] == "context_actions"  # the run went on whole
+
+    # The status line named each step while it ran, was cleared while the question waited, and at the end.
+    statuses = _statuses(slack, thread)
+    for step in (words("zh").CLARIFY_STEP, words("zh").GOAL_STEP, words("zh").WORK_STEP):
+        assert STATUS.format(step=step) in statuses, statuses
+    first_clarify = statuses.index(STATUS.format(step=words("zh").CLARIFY_STEP))
+    assert statuses[first_clarify + 1] == ""  # the question was asked: nobody works until it is answered
+    await slack.wait_until(lambda: _statuses(slack, thread)[-1] == "", what="the status cleared at the end")
+    assert slack.status_of(CHANNEL, thread) == ""
+    assert len(slack.calls(SET_SESSION)) == 1  # refused for the app once: never asked again
+    assert slack.session_of(CHANNEL, thread) is None
+
+
+async def test_slacks_stop_button_stops_the_run_and_moves_the_session_on(make_bot, slack_env, fake_model):
+    slack = slack_env
+    bot = await make_bot(CLARIFY_ONLY)
+    held = hold()
+    fake_model.rule(text(BRIEF, fault=held), when=CLARIFIER)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    thread = event["ts"]
+    await slack.send_event(event)
+    await held.arrived()
+    await slack.wait_until(lambda: _sessions(slack, thread) == ["processing"], what="the session processing")
+
+    mark = slack.mark()
+    await slack.send_event(slack.session_stopped(CHANNEL, thread, user="U0ALICE"))
+    await posted(slack, thread, "Stopped", after=mark)  # confirmed in the thread, as our own Stop does
+    await slack.wait_until(lambda: _sessions(slack, thread)[-1:] == ["active"], what="the session off processing")
+    assert (await bot.store.get_thread(ThreadKey("T0001", CHANNEL, thread))).state == "stopped"
+    held.release()
+
+    # Stop again with nothing running: nothing is said, the session stays off processing.
+    mark = slack.mark()
+    await slack.send_event(slack.session_stopped(CHANNEL, thread, user="U0ALICE"))
+    assert _sessions(slack, thread)[-1] == "active"
+    assert not [c for c in slack.calls("chat.postMessage", thread_ts=thread) if c.index >= mark]

@@ -199,6 +199,8 @@ async def test_new_in_each_form_archives_and_starts_fresh(make_bot, slack_env, f
     clar = [r for r in fake_model.message_requests if CLARIFIER(r.body)]
     assert "另一件事" in clar[-1].prompt and "写个 hello.txt" not in clar[-1].prompt
     assert not [c for c in slack.calls("chat.postMessage", after=mark) if "Picking up where this left off" in (c.body.get("text") or "")]
+    await slack.wait_until(lambda: slack.session_of(CHANNEL, thread)["statuses"][-1] == "active")
+    assert slack.session_of(CHANNEL, thread)["statuses"][-3:] == ["closed", "processing", "active"]  # /new closed it
 
 
 async def test_new_alone_asks_what_to_do_then_starts_fresh(make_bot, slack_env, fake_model, tmp_path):
@@ -208,6 +210,7 @@ async def test_new_alone_asks_what_to_do_then_starts_fresh(make_bot, slack_env, 
     mark = slack.mark()
     await slack.send_event(slack.user_message(CHANNEL, "!new", thread_ts=thread))
     await posted(slack, thread, "What should I do now?", after=mark)
+    assert slack.session_of(CHANNEL, thread)["statuses"][-1] == "closed"  # the archived work's session
     await slack.send_event(slack.user_message(CHANNEL, "写个 bye.txt", thread_ts=thread))
     await posted(slack, thread, "Done", after=mark)
     clar = [r for r in fake_model.message_requests if CLARIFIER(r.body)]
