@@ -49,14 +49,24 @@ def context(*mrkdwn: str) -> dict[str, Any]:
             "elements": [{"type": "mrkdwn", "text": clip(t, MAX_CONTEXT_TEXT)} for t in mrkdwn if t][:10]}
 
 
-def button(label: str, action_id: str, value: str, *, style: Literal["primary", "danger"] | None = None) -> dict:
-    """A button; ``label`` is plain text, whitespace folded and cut to 75 with an ellipsis."""
+def button(label: str, action_id: str, value: str, *, style: Literal["primary", "danger"] | None = None,
+           confirm: tuple[str, str, str] | None = None) -> dict:
+    """A button; ``label`` is plain text, whitespace folded and cut to 75 with an ellipsis.
+    ``confirm`` (title, text, the confirming button's label) asks before the click counts."""
     text = clip(" ".join(label.split()) or texts.EMPTY, MAX_BUTTON_TEXT)
     out: dict[str, Any] = {"type": "button", "text": {"type": "plain_text", "text": text, "emoji": True},
                            "action_id": action_id, "value": clip(value, MAX_BUTTON_VALUE)}
     if style is not None:
         out["style"] = style
+    if confirm is not None:
+        title, body, yes = confirm
+        out["confirm"] = {"title": _plain(title, 100), "text": _plain(body, 300), "confirm": _plain(yes, 30),
+                          "deny": _plain(texts.CONFIRM_DENY, 30), **({"style": style} if style else {})}
     return out
+
+
+def _plain(text: str, limit: int) -> dict:
+    return {"type": "plain_text", "text": clip(text, limit)}
 
 
 def fallback(text: str, limit: int = MAX_FALLBACK) -> str:

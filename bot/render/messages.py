@@ -198,8 +198,8 @@ def status_message(
         blocks.append(context(texts.WORKSPACE.format(path=escape(clip(workspace, 500)))))
     if state in LIVE:
         blocks.append({"type": "actions", "block_id": "flower_status", "elements": [
-            button(texts.STOP_BUTTON, STOP_ACTION, thread or "stop", style="danger"),
-            button(texts.START_OVER_BUTTON, NEW_ACTION, thread or "new")]})
+            button(texts.STOP_BUTTON, STOP_ACTION, thread or "stop", style="danger", confirm=texts.STOP_CONFIRM),
+            button(texts.START_OVER_BUTTON, NEW_ACTION, thread or "new", confirm=texts.START_OVER_CONFIRM)]})
     return {"text": line.replace("*", ""), "blocks": blocks}
 
 

@@ -33,6 +33,7 @@ STATE_WORDS: dict[str, str] = {
     "failing": "Failing",
     "unverifiable": "Cannot be verified here",
 }
+STOPPED_WORDS = "Stopped before it was judged"  # a pending check of a run that was stopped
 _STATUS: dict[str, TaskStatus] = {
     "pending": "pending", "passed": "complete", "failing": "error", "unverifiable": "pending",
 }  # fmt: skip
@@ -53,21 +54,26 @@ def _rich(text: str) -> dict[str, Any]:
             "elements": [{"type": "rich_text_section", "elements": [{"type": "text", "text": text}]}]}
 
 
-def _task(check: CheckState) -> TaskCardBlock:
+def _words(check: CheckState, stopped: bool) -> str:
+    return STOPPED_WORDS if stopped and check.state == "pending" else STATE_WORDS[check.state]
+
+
+def _task(check: CheckState, stopped: bool) -> TaskCardBlock:
     title = " ".join(str(check.text).split()) or f"Check {check.number}"
     short = clip(title, MAX_TITLE)
     details = _rich(title) if short != title else None  # the whole check, when the title had to be cut
     return TaskCardBlock(task_id=f"check-{check.number}", title=short, status=_STATUS[check.state],
-                         details=details, output=_rich(STATE_WORDS[check.state]))
+                         details=details, output=_rich(_words(check, stopped)))
 
 
-def _lines(checks: list[CheckState]) -> list[str]:
-    return [f"{_EMOJI[c.state]} {c.number}. {' '.join(str(c.text).split())} · {STATE_WORDS[c.state]}"
+def _lines(checks: list[CheckState], stopped: bool) -> list[str]:
+    return [f"{_EMOJI[c.state]} {c.number}. {' '.join(str(c.text).split())} · {_words(c, stopped)}"
             for c in checks]
 
 
-def plan_message(checks: list[CheckState]) -> Payload:
-    """The checklist message for ``checks`` (``engine.check_states``: number, text, state).
+def plan_message(checks: list[CheckState], *, stopped: bool = False) -> Payload:
+    """The checklist message for ``checks`` (``engine.check_states``: number, text, state); a
+    ``stopped`` run's pending checks say it was stopped, not that they wait for the judge.
 
     At most ``MAX_TASKS`` tasks; the text fallback lists every check with its state in words.
     """
@@ -75,13 +81,13 @@ def plan_message(checks: list[CheckState]) -> Payload:
     shown = checks[:MAX_TASKS]
     if len(checks) > len(shown):
         title += f" (first {len(shown)} shown)"
-    block = PlanBlock(title=title, tasks=[_task(c) for c in shown]).to_dict()
-    return {"text": fallback_text("\n".join([title, *_lines(checks)])), "blocks": [block]}
+    block = PlanBlock(title=title, tasks=[_task(c, stopped) for c in shown]).to_dict()
+    return {"text": fallback_text("\n".join([title, *_lines(checks, stopped)])), "blocks": [block]}
 
 
-def fallback(checks: list[CheckState]) -> Payload:
+def fallback(checks: list[CheckState], *, stopped: bool = False) -> Payload:
     """The checklist as section blocks (a bold title, a line per check): for a workspace whose
     Slack refuses the plan block."""
     title = _title(checks)
-    body = "\n".join(_lines(checks))
+    body = "\n".join(_lines(checks, stopped))
     return {"text": fallback_text("\n".join([title, body])), "blocks": blocks_for(body, lead=f"*{escape(title)}*\n")}

@@ -77,6 +77,11 @@ STATUS_ROUND = "round {round}"
 STATUS_CONTEXT = "context {tokens}"
 STOP_BUTTON = "Stop"
 START_OVER_BUTTON = "Start over"
+# Asked before the click counts: (title, text, the confirming button)
+STOP_CONFIRM = ("Stop this run?", "The work so far is kept: reply in the thread to continue it.", "Stop")
+START_OVER_CONFIRM = ("Start over?", "The work so far is archived and this thread starts again from a new "
+                      "request.", "Start over")
+CONFIRM_DENY = "Cancel"
 
 # -- A question, and how it closed -----------------------------------------------------------
 

@@ -63,6 +63,11 @@ async def conclude(run: ThreadRun, outcome: Outcome) -> None:
                             text)
     elif isinstance(outcome, Stopped):
         await s.outbox.send(key, "stopped", notice_key("stopped", key, time.time()), texts.RUN_STOPPED)
+        if run.surfaces is not None:
+            try:
+                await run.surfaces.plan.stopped()
+            except Exception:  # the checklist is a view: the stop is said and recorded all the same
+                log.exception("marking the checklist of thread %s stopped failed", name)
     elif isinstance(outcome, Parked):
         await s.outbox.send(key, "parked", notice_key("parked", key, outcome.question.key, time.time()),
                             render_deadline.parked(outcome.question.timeout_s))

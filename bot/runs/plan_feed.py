@@ -41,6 +41,7 @@ class PlanFeed:
     def __init__(self, key: ThreadKey, *, store: BotStore, client: AsyncWebClient, outbox: Outbox,
                  goal_path: Path) -> None:
         self.key, self.store, self.client, self.outbox, self.goal_path = key, store, client, outbox, goal_path
+        self._shown: list[CheckState] | None = None  # the states the checklist shows now, as this run set them
 
     async def apply(self, event: Event) -> None:
         """Post the checklist when a step starts with the goal set; edit it after a verdict."""
@@ -59,6 +60,16 @@ class PlanFeed:
             if ts is not None and not posted:
                 await self._edit(ts, states)
 
+    async def stopped(self) -> None:
+        """The run was stopped: the checks still waiting for the judge say so."""
+        goal = await self._goal()
+        if goal is None:
+            return
+        ts = await self.store.plan_ts(self.key, goal_digest(goal))
+        states = self._shown or check_states(goal)
+        if ts is not None and any(s.state == "pending" for s in states):
+            await self._edit(ts, states, stopped=True)
+
     async def _goal(self) -> Goal | None:
         goal = await asyncio.to_thread(Goal.load, self.goal_path)
         return goal if goal is not None and goal.complete() else None
@@ -70,6 +81,7 @@ class PlanFeed:
         ts = await self.store.plan_ts(self.key, digest)
         if ts is not None:
             return ts, False
+        self._shown = states
         shown = render_plan.plan_message(states)
         # the outbox key too finds the message again, if a kill came between the post and the row
         ts = await self.outbox.post(self.key, "plan", notice_key("plan", self.key, digest), shown["text"],
@@ -78,11 +90,12 @@ class PlanFeed:
             await self.store.set_plan_ts(self.key, digest, ts)
         return ts, True
 
-    async def _edit(self, ts: str, states: list[CheckState]) -> None:
-        shown = render_plan.plan_message(states)
+    async def _edit(self, ts: str, states: list[CheckState], *, stopped: bool = False) -> None:
+        self._shown = states
+        shown = render_plan.plan_message(states, stopped=stopped)
         if await edit(self.client, self.key.channel, ts, shown["text"], shown["blocks"]):
             return
         # refused (a Slack without plan blocks, or the post went out as text alone): sections then
-        shown = render_plan.fallback(states)
+        shown = render_plan.fallback(states, stopped=stopped)
         if not await edit(self.client, self.key.channel, ts, shown["text"], shown["blocks"]):
             log.warning("could not show the checklist's states in thread %s", folder_name(self.key))

@@ -122,6 +122,7 @@ class ThreadRun:
         self.state: WakeState | None = None
         self.bound: tuple[Binding, Worktree] | None = None  # a bound channel's binding and the thread's worktree
         self.feed: StatusFeed | None = None
+        self.surfaces: Surfaces | None = None
         self.title = ""  # the thread's request: its agent session's title
         self.words = ""  # said to a stopped run still confirming: given to its first step as an interruption
         self.listening = False  # words reach the engine from now on (before: they wait in bot.db)
@@ -226,7 +227,7 @@ class ThreadRun:
         self.listening = True  # words said from now on reach it (notes are kept until its flow exists)
         self.feed = StatusFeed(self.key, store=s.store, client=s.client, outbox=s.outbox,
                                every_s=s.options.status_every_s, status=await self._status())
-        surfaces = Surfaces(self.key, store=s.store, client=s.client, outbox=s.outbox, status=s.assistant,
+        self.surfaces = surfaces = Surfaces(self.key, store=s.store, client=s.client, outbox=s.outbox, status=s.assistant,
                             sessions=s.sessions, title=self.title, goal_path=starter.paths.goal)
         subscribers: list[Subscriber] = [self.feed, surfaces]
 

@@ -136,6 +136,20 @@ def _element_problems(element: dict, where: str) -> list[str]:
             _too_long(problems, element["value"], MAX_BUTTON_VALUE, f"{where}/value")
         if element.get("style") not in (None, "primary", "danger"):
             problems.append(f"must be primary or danger [json-pointer:{where}/style]")
+        if element.get("confirm") is not None:
+            problems.extend(_confirm_problems(element["confirm"], f"{where}/confirm"))
+    return problems
+
+
+def _confirm_problems(confirm: object, where: str) -> list[str]:
+    """A confirmation dialog: title ≤ 100, text ≤ 300, confirm and deny ≤ 30 (plain text)."""
+    if not isinstance(confirm, dict):
+        return [f"must be an object [json-pointer:{where}]"]
+    problems: list[str] = []
+    for name, limit in (("title", 100), ("text", 300), ("confirm", 30), ("deny", 30)):
+        _text_object(problems, confirm.get(name), limit, f"{where}/{name}", required=True)
+    if confirm.get("style") not in (None, "primary", "danger"):
+        problems.append(f"must be primary or danger [json-pointer:{where}/style]")
     return problems
 
 

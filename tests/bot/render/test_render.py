@@ -323,6 +323,9 @@ def test_status_buttons_only_while_active(state: str, has_buttons: bool) -> None
                                     state=state, workspace="/ws")
     ids = [b["action_id"] for b in buttons(payload)]
     assert ids == (["flower_stop", "flower_new"] if has_buttons else [])
+    # both ask first: a stray click must not stop a run of hours or archive its work
+    assert [b["confirm"]["confirm"]["text"] for b in buttons(payload)] == (["Stop", "Start over"] if has_buttons else [])
+    assert_slack_ok(payload)
     assert "step *干活* · round 2 · context 80.2K · $1.50 · 1m 05s" in payload["blocks"][0]["text"]["text"]
 
 

@@ -13,9 +13,9 @@ from bot.runs.surfaces import STATUS
 from bot.store.bot_store import ThreadKey
 from engine import Goal
 from engine._lang import words
-from engine.testing import hold, text
-from engine.testing.roles import CLARIFIER
-from tests.bot.helpers.app import BRIEF, CHANNEL, CLARIFY_ONLY, brief_only, posted, question, script
+from engine.testing import hold, prompt_contains, text
+from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE
+from tests.bot.helpers.app import BRIEF, CHANNEL, CLARIFY_ONLY, GOAL, brief_only, posted, question, script
 
 SET_STATUS = "assistant.threads.setStatus"
 SET_SESSION = "agents.sessions.setStatus"
@@ -177,3 +177,26 @@ async def test_slacks_stop_button_stops_the_run_and_moves_the_session_on(make_bo
     await slack.send_event(slack.session_stopped(CHANNEL, thread, user="U0ALICE"))
     assert _sessions(slack, thread)[-1] == "active"
     assert not [c for c in slack.calls("chat.postMessage", thread_ts=thread) if c.index >= mark]
+
+
+async def test_a_stopped_runs_checklist_says_it_was_stopped(make_bot, slack_env, fake_model):
+    slack = slack_env
+    bot = await make_bot()
+    held = hold()
+    fake_model.rule(text(BRIEF), when=CLARIFIER)
+    fake_model.rule(text(GOAL), when=[JUDGE, prompt_contains("设定目标")])
+    fake_model.rule(text("working", fault=held), when=COORDINATOR)
+    event = slack.mention(CHANNEL, "写个 hello.txt")
+    thread = event["ts"]
+    await slack.send_event(event)
+    post = await slack.wait_for("chat.postMessage", lambda c: _plan(c.arg("blocks")) is not None, thread_ts=thread)
+    await held.arrived()  # the work round is under way, nothing judged yet
+    await slack.click(CHANNEL, (await bot.store.get_thread(ThreadKey("T0001", CHANNEL, thread))).status_ts,
+                      "flower_stop")
+    await posted(slack, thread, "Stopped")
+    plan_ts = post.response["ts"]
+    await slack.wait_until(lambda: "Stopped" in str(slack.message(CHANNEL, plan_ts)["blocks"]),
+                           what="the checklist marked stopped")
+    assert [s[2] for s in _states(_plan(slack.message(CHANNEL, plan_ts)["blocks"]))] == \
+        ["Stopped before it was judged"] * 2
+    held.release()
