@@ -23,7 +23,6 @@ from bot.render.block_kit import (
     section,
 )
 from bot.render.notices import (
-    archived_notice,
     cost,
     duration,
     event_notice,
@@ -42,7 +41,6 @@ from engine.host import human_tokens
 
 __all__ = [
     "ANSWER_PREFIX",
-    "archived_notice",
     "NEW_ACTION",
     "STOP_ACTION",
     "Payload",
@@ -203,11 +201,15 @@ def status_message(
     return {"text": line.replace("*", ""), "blocks": blocks}
 
 
-def started_message(workspace_path: str, queued_position: int | None = None, *, fenced: bool = True) -> Payload:
-    """The first reply to a request: started now, or queued (``queued_position`` 1 = next); an
-    unfenced run (``FLOWER_SANDBOX=off``) says so."""
+def started_message(workspace_path: str, queued_position: int | None = None, *, fenced: bool = True,
+                    archived: bool = False) -> Payload:
+    """The first reply to a request: started now, or queued (``queued_position`` 1 = next); after
+    ``/new`` it says first that the last run was ``archived``; an unfenced run
+    (``FLOWER_SANDBOX=off``) says so."""
     where = texts.WORKSPACE.format(path=escape(clip(workspace_path, 500)))
     head = texts.QUEUED.format(position=queued_position) if queued_position else texts.STARTED
+    if archived:
+        head = texts.ARCHIVED_NEW + " " + head
     blocks = [section(head), context(where)] + ([] if fenced else [context(texts.UNFENCED)])
     plain = head.replace("*", "") + " " + where + ("" if fenced else " " + texts.UNFENCED.replace("`", ""))
     return {"text": fallback(plain), "blocks": blocks}

@@ -25,7 +25,6 @@ from engine import (
 from engine.host import human_tokens
 
 __all__ = [
-    "archived_notice",
     "cost",
     "duration",
     "event_notice",
@@ -91,11 +90,6 @@ def wake_banner(
         notes.append(texts.WAKE_RESUMING.format(steps=", ".join(escape(clip(s, 80)) for s in steps)))
     body = "\n".join("> " + line for line in said.splitlines() if line.strip()) if said.strip() else ""
     return _notice(head, body, note=" · ".join(notes))
-
-
-def archived_notice(path: str) -> Payload:
-    """``/new <request>``: the last run was archived in ``path``, and the new request starts fresh."""
-    return {"text": texts.ARCHIVED_NEW.format(path=escape(clip(path, 500)))}
 
 
 def restarted_notice(confirming: bool, open_question: str = "") -> Payload:

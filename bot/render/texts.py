@@ -37,7 +37,7 @@ SUMMARY_BRANCH = "Branch `{branch}`"
 CHECK_LINE = "{mark} {n}. {text}{note}"  # one check of the goal with its state
 CHECK_MARK = {"passed": "✅", "failing": "❌", "pending": "⬜", "unverifiable": "⚠️"}
 CHECK_NOTE = {"passed": "", "failing": "", "pending": " _(not judged)_", "unverifiable": " _(can't be verified here)_"}
-ARCHIVED_NEW = ":recycle: Archived the last run in `{path}`; starting on the new request."
+ARCHIVED_NEW = ":recycle: Archived the last run."  # before STARTED, after /new with a request
 RESTART_OPEN_QUESTION = " The question above is still open and takes an answer: _{question}_"
 
 # -- How a run ended or waits, said in its thread (bot.runs) ----------------------------------

@@ -23,22 +23,38 @@ from bot.folders import ensure_workspace, folder_name
 from bot.notice_keys import notice_key
 from bot.records import ACTIVE_STATES
 from bot.render import texts
-from bot.repos.thread_worktree import thread_run
+from bot.folders import run_dir
+from bot.repos.thread_worktree import mark_fresh, thread_run
+from bot.runs import tally
+from bot.runs.request import SavedRequest
 from bot.runs import conclusion
 from bot.runs.outcome import Failed, Outcome, Parked, ShutDown, Stopped
 from bot.runs.pull_requests import PullRequests
 from bot.runs.question_posts import QuestionPosts
-from bot.runs.run import BotOptions, Services, ThreadRun, archive_thread
+from bot.runs.run import BotOptions, Services, ThreadRun
 from bot.runs.start_gate import StartGate
 from bot.runs.transport import Answers
 from bot.slack.agent_sessions import AgentSessions
 from bot.slack.assistant import AssistantStatus
 from bot.slack.outbox import Outbox
 from bot.store.bot_store import BotStore, Thread, ThreadKey
+from engine import StarterRun
 
 __all__ = ["BotOptions", "Jobs"]
 
 log = logging.getLogger(__name__)
+
+
+def _archive_thread(starter: StarterRun, ws: Path, *, fresh_branch: bool) -> Path:
+    """``/new``: the brief, goal, lineage and request go into the workbench's archive (the engine
+    begins a new request: its rounds count from 1), the follow-ups count from 1 again, and a bound
+    thread's next run opens a fresh branch when ``fresh_branch`` (the old branch stays). Blocking."""
+    archived = starter.archive()
+    SavedRequest(ws).archive(starter.paths.workbench.anchor, archived)
+    tally.reset(run_dir(ws))
+    if fresh_branch and starter.isolate:
+        mark_fresh(ws, run_dir(ws))
+    return archived
 
 
 class Jobs:
@@ -139,10 +155,21 @@ class Jobs:
             self._follow(run)
         return True
 
-    def archive(self, key: ThreadKey) -> None:
-        """``/new`` without words: archive the thread's work (``archive_thread``); the next words start fresh."""
+    async def archive(self, key: ThreadKey) -> bool:
+        """``/new``: archive the thread's work (``_archive_thread``), the one place it is done, and
+        close its agent session; the next run starts fresh. False when there was nothing to archive."""
         ws = self.workspace(key)
-        archive_thread(thread_run(ws), ws, fresh_branch=True)
+
+        def archive() -> bool:
+            starter = thread_run(ws)
+            if not starter.wake_state().has_history:
+                return False
+            _archive_thread(starter, ws, fresh_branch=True)
+            return True
+
+        archived = await asyncio.to_thread(archive)
+        await self.sessions.set(key, "closed")
+        return archived
 
     async def resume_all(self) -> int:
         """Start again every thread whose run was going when the bot stopped; return how many."""

@@ -1,9 +1,9 @@
 """One start of a thread's run, from its request to its conclusion: ``ThreadRun`` owns it all.
 
 Built once per start by ``bot.runs.jobs`` (which only schedules), it holds the thread's one
-engine ``StarterRun``, the wake state read once, the saved request (``bot.runs.request``), the
-``/new`` archive (``archive_thread``, also used by ``/new`` without words) and the run's state
-(stopping, parked, abandoned). Its events reach one list of subscribers: the status message
+engine ``StarterRun``, the wake state read once, the saved request (``bot.runs.request``) and
+the run's state (stopping, parked, abandoned); ``/new`` archived the last run before it
+(``Jobs.archive``), so the first reply can say so. Its events reach one list of subscribers: the status message
 (``bot.runs.status_feed``) and Slack's agent surfaces (``bot.runs.surfaces``). Every run ends in
 one typed ``Outcome`` (``bot.runs.outcome``), said in the thread by ``bot.runs.conclusion``.
 """
@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
 from slack_sdk.web.async_client import AsyncWebClient
@@ -24,7 +23,7 @@ from bot.forge.client import Retry
 from bot.notice_keys import notice_key
 from bot.render import messages as render, notices
 from bot.repos.git import RepoError
-from bot.repos.thread_worktree import mark_fresh, open_for_thread, thread_run, worktree_git
+from bot.repos.thread_worktree import open_for_thread, thread_run, worktree_git
 from bot.repos.bindings import Binding
 from bot.repos.worktrees import Worktree
 from bot.runs import tally
@@ -46,7 +45,7 @@ from bot.store.bot_store import BotStore, ThreadKey
 from bot.store.replicas import HEARTBEAT_S, LEASE_S
 from engine import Event, Question, Resilience, StarterRun, WakeState
 
-__all__ = ["BotOptions", "Services", "ThreadRun", "archive_thread"]
+__all__ = ["BotOptions", "Services", "ThreadRun"]
 
 
 @dataclass
@@ -88,18 +87,6 @@ class Subscriber(Protocol):
     def put(self, event: Event) -> None: ...
 
     async def close(self) -> None: ...
-
-
-def archive_thread(starter: StarterRun, ws: Path, *, fresh_branch: bool) -> Path:
-    """``/new``: the brief, goal, lineage and request go into the workbench's archive (the engine
-    begins a new request: its rounds count from 1), the follow-ups count from 1 again, and a bound
-    thread's next run opens a fresh branch when ``fresh_branch`` (the old branch stays). Blocking."""
-    archived = starter.archive()
-    SavedRequest(ws).archive(starter.paths.workbench.anchor, archived)
-    tally.reset(run_dir(ws))
-    if fresh_branch and starter.isolate:
-        mark_fresh(ws, run_dir(ws))
-    return archived
 
 
 class ThreadRun:
@@ -182,12 +169,6 @@ class ThreadRun:
             # words for a stopped run still confirming the requirement: the request stays as it was,
             # and the words reach the resumed clarifier as an interruption (not a new request)
             self.words, self.ask = self.ask, saved
-        if self.new and state.has_history:  # archived here, so the thread hears where it went
-            archived = await asyncio.to_thread(archive_thread, self.starter, self.ws, fresh_branch=False)
-            self.state = WakeState(waking=False)
-            await self.s.sessions.set(self.key, "closed")
-            await self.s.outbox.send(self.key, "archived", notice_key("archived", self.key, archived.name),
-                                     render.archived_notice(str(archived))["text"])
         if self.ask and (self.new or not self.state.waking):
             await asyncio.to_thread(self.request.save, self.ask)
         self.title = (self.ask if self.new else saved) or self.ask

@@ -28,7 +28,7 @@ from bot.slack.unrecorded import unrecorded_for
 from bot.runs.repo_commands import RepoCommands
 from bot.store.bot_store import BotStore, Question as StoredQuestion, StoreError, ThreadKey
 from bot.store.faults import diagnose
-from bot.folders import WORKSPACES, ThreadError, folder_name
+from bot.folders import WORKSPACES, ThreadError
 from engine import Answer
 from bot.notice_keys import notice_key
 
@@ -122,15 +122,17 @@ class Intake:
         await self.words(key, event.get("text", ""), event["user"], event["ts"])
         await self._files_note(key, event)
 
-    async def begin(self, key: ThreadKey, ask: str, user: str, ts: str, *, new: bool = False) -> None:
-        """Start the thread's first run: reaction, acceptance reply with the workspace, the run."""
+    async def begin(self, key: ThreadKey, ask: str, user: str, ts: str, *, new: bool = False,
+                    archived: bool = False) -> None:
+        """Start the thread's first run (or its first after ``/new``, which ``archived`` the last):
+        reaction, acceptance reply with the workspace, the run."""
         try:
             ws = self.jobs.workspace(key)
         except ThreadError as exc:
             log.warning("refusing thread %s: %s", key, exc)
             return
         await react(self.client, key.channel, ts)
-        accepted = render.started_message(str(ws), fenced=self.config.sandbox)
+        accepted = render.started_message(str(ws), fenced=self.config.sandbox, archived=archived)
         await self.outbox.send(key, "accepted", notice_key("accepted", key, ts),
                                accepted["text"], accepted["blocks"])
         await self.jobs.start(key, ask, by=user, new=new)
@@ -167,19 +169,15 @@ class Intake:
             if q.message_ts:
                 shown = render.closed_question_message(q.text, texts.CLOSED_STARTED_OVER, asked_by=q.asked_by)
                 await edit(self.client, key.channel, q.message_ts, shown["text"], shown["blocks"])
-        if ts:
-            await react(self.client, key.channel, ts)
+        archived = await self.jobs.archive(key)
         if text:
-            if ts:
-                await self.begin(key, text, user, ts, new=True)
+            if ts:  # one reaction and one first reply: it says the last run was archived
+                await self.begin(key, text, user, ts, new=True, archived=archived)
             else:
                 await self.jobs.start(key, text, by=user, new=True)
             return
-        try:
-            self.jobs.archive(key)
-        except Exception as exc:  # nothing to archive yet is fine: the next words start fresh anyway
-            log.info("archive of %s: %s", folder_name(key), exc)
-        await self.jobs.sessions.set(key, "closed")
+        if ts:
+            await react(self.client, key.channel, ts)
         await self.store.set_state(key, "idle")
         await self.outbox.send(key, "ask_what", notice_key("ask_what", key, ts or user, time.time()),
                                texts.ASK_WHAT)

@@ -76,8 +76,8 @@ def test_the_final_message_says_what_was_done_how_it_was_checked_and_what_is_lef
 
 
 def test_notices_archive_and_restart():
-    assert "`/ws/.flower/notes/archive/20260101-000000`" in render.archived_notice(
-        "/ws/.flower/notes/archive/20260101-000000")["text"]
+    after_new = render.started_message("/ws", archived=True)["text"]
+    assert after_new.startswith(":recycle: Archived the last run.") and "Started." in after_new
     said = render.restarted_notice(True, "Which <language>?\nPython or Go")["text"]
     assert "confirming the requirement again" in said and "_Which &lt;language&gt;? Python or Go_" in said
     assert "still open" not in render.restarted_notice(True)["text"]

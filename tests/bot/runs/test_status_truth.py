@@ -161,7 +161,7 @@ async def test_cost_and_elapsed_survive_a_restart_and_the_notice_names_the_open_
     assert cost(total) in final.body["text"] and cost(total) in summary.body["text"]
 
 
-async def test_new_with_a_request_says_where_the_last_run_went(make_bot, slack_env, fake_model, tmp_path):
+async def test_new_with_a_request_first_says_the_last_run_was_archived(make_bot, slack_env, fake_model, tmp_path):
     slack = slack_env
     await make_bot(CLARIFY_ONLY)
     fake_model.rule(text(BRIEF), when=CLARIFIER)
@@ -170,8 +170,12 @@ async def test_new_with_a_request_says_where_the_last_run_went(make_bot, slack_e
     await slack.send_event(event)
     await posted(slack, thread, "Done")
     mark = slack.mark()
-    await slack.send_event(slack.user_message(CHANNEL, "/new write goodbye.py", thread_ts=thread))
+    said = slack.user_message(CHANNEL, "/new write goodbye.py", thread_ts=thread)
+    await slack.send_event(said)
     notice = await posted(slack, thread, "Archived the last run", after=mark)
     [archived] = list(starter_paths(workspace(tmp_path, thread)).archive.iterdir())
-    assert str(archived) in notice.body["text"] and (archived / "需求.md").exists()
+    assert (archived / "需求.md").exists() and str(archived) not in notice.body["text"]
+    first = [c for c in slack.calls("chat.postMessage", thread_ts=thread) if c.index >= mark][0]
+    assert first is notice and "Started" in notice.body["text"]  # one first reply: archived, then started
     await posted(slack, thread, "Done", after=mark)
+    assert len(slack.calls("reactions.add", timestamp=said["ts"])) == 1  # one reaction on the /new
