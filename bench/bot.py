@@ -217,7 +217,8 @@ async def _measure(points: list[int], mentions: int, replies: int, *, shipped: b
         async with FakeSlack() as slack:
             # the offline model's settings (os.environ now) reach the CLIs through the agent environment
             env = {**os.environ, **slack.env(), "FLOWER_HOME": str(Path(tmp) / "home"),
-                   "FLOWER_MAX_RUNS": str(max_runs)}
+                   "FLOWER_MAX_RUNS": str(max_runs),
+                   "FLOWER_LANGUAGE": "zh"}  # CLARIFIER_MARK is the zh clarifier's prompt (the bot speaks en by default)
             options = BotOptions(flow={"clarify_only": True}, **({} if shipped else {"start_at_once": None}))
             bot = await start_bot(load_config(env, dotenv=None), options=options, resume=False,
                                   settle_gc=shipped)

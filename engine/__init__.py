@@ -50,7 +50,7 @@ from engine._run.totals import Spend, Totals
 from engine._flow.steps import BRIEF_KEY, GOAL_KEY, VERDICT_KEY
 from engine._human.channel import Answer, ChannelError, Question
 from engine._human.transports import Transport, TransportError
-from engine._lang import ENV as LANGUAGE_ENV, LANGUAGES, check as check_language, from_locale as locale_language, speaking, step_names
+from engine._lang import ENV as LANGUAGE_ENV, LANGUAGES, check as check_language, from_locale as locale_language, speaking, starter_step, step_names
 from engine._run.credentials import CredentialsError
 from engine._run.resilience import Resilience
 from engine._run.run_lock import WorkspaceBusyError
@@ -108,6 +108,7 @@ __all__ = [
     "locale_language",
     "speaking",
     "step_names",
+    "starter_step",
     # Documents: the brief, the goal and its checks, the judge's verdict
     "Brief",
     "Goal",

@@ -36,17 +36,18 @@ from bot.render.notices import (
 from bot.render import texts
 from bot.text.split import clip, escape, utf16_len
 from bot.records import ACTIVE_STATES as ACTIVE, ThreadState
-from engine import CheckState
-from engine.host import human_tokens
+from engine import CheckState, starter_step
 
 __all__ = [
     "ANSWER_PREFIX",
     "NEW_ACTION",
     "STOP_ACTION",
+    "TERMINAL_ACTION",
     "Payload",
     "StatusState",
     "answered_message",
     "closed_question_message",
+    "doing_words",
     "event_notice",
     "handoff_notice",
     "mention",
@@ -67,6 +68,7 @@ __all__ = [
 ANSWER_PREFIX = "flower_answer:"  # + the option's index: one action id per button of a question
 STOP_ACTION = "flower_stop"
 NEW_ACTION = "flower_new"
+TERMINAL_ACTION = "flower_terminal"  # "Continue in a terminal": the command, shown to whoever clicks
 MAX_REPORT_BLOCKS = 6  # the coordinator's report in the final message: ~18,000 characters, then cut
 MAX_OPTIONS = 3 * MAX_ACTIONS_ELEMENTS  # more would bury the question; the rest can be typed
 StatusState = ThreadState | Literal["waiting_api"]  # the thread's state, or a run waiting out API errors
@@ -157,32 +159,43 @@ def stale_click_note(*, answer: str | None = None, by_user_id: str | None = None
     return texts.QUESTION_CLOSED
 
 
+def doing_words(step: str, *, judging: bool = False, asking: bool = False) -> str:
+    """What a run is doing, as people say it: "Asking you", "Planning", "Working", "Checking the
+    work"; a step of another workflow by its own name."""
+    if asking:
+        return texts.DOING["asking"]
+    if judging:
+        return texts.DOING["judge"]
+    kind = starter_step(step)
+    return texts.DOING[kind] if kind else step
+
+
 def status_message(
     *,
-    step: str = "",
+    doing: str = "",
     round: int | None = None,
-    context_tokens: int | None = None,
     cost_usd: float = 0.0,
     elapsed_s: float = 0.0,
     state: StatusState = "running",
-    workspace: str = "",
     thread: str = "",
     question_link: str = "",
     reason: str = "",
 ) -> Payload:
-    """The one status message of a run, edited in place: state, step, round, context, cost, elapsed.
+    """The one status message of a run, edited in place: state, what it is doing (``doing_words``),
+    round, cost, elapsed.
 
-    ``round`` is shown only when given (the work step's); while ``waiting`` the line points at
-    the question (``question_link``, a Slack permalink); a failed run's ``reason`` follows the
-    line. While queued, running or waiting it has Stop (``flower_stop``) and Start over
-    (``flower_new``) buttons, whose value is ``thread`` (what they act on; survives a restart);
-    once finished, none.
+    ``doing`` and ``round`` are shown while the run is live (the round only when given: the
+    work's); while ``waiting`` the line points at the question (``question_link``, a Slack
+    permalink); a failed run's ``reason`` follows the line. While queued, running or waiting it
+    has Stop (``flower_stop``) and Start over (``flower_new``) buttons, whose value is ``thread``
+    (what they act on; survives a restart); once finished, none. "Continue in a terminal" is
+    always there: the thread shows no host path, the click shows the command to who asked.
     """
-    parts = [texts.STATUS_STEP.format(step=escape(clip(step, 200))) if step else texts.STATUS_STARTING]
-    if round:
-        parts.append(texts.STATUS_ROUND.format(round=round))
-    if context_tokens:
-        parts.append(texts.STATUS_CONTEXT.format(tokens=human_tokens(context_tokens)))
+    parts: list[str] = []
+    if state in LIVE:
+        parts.append(texts.STATUS_DOING.format(doing=escape(clip(doing, 200))) if doing else texts.STATUS_STARTING)
+        if round:
+            parts.append(texts.STATUS_ROUND.format(round=round))
     parts += [cost(cost_usd), duration(elapsed_s)]
     head = texts.STATUS_STATE.get(state, escape(state))
     link = link_url(question_link)
@@ -192,38 +205,36 @@ def status_message(
     if reason.strip():
         line += "\n" + texts.STATUS_REASON.format(reason=escape(clip(" ".join(reason.split()), 500)))
     blocks: list[dict[str, Any]] = [section(line)]
-    if workspace:
-        blocks.append(context(texts.WORKSPACE.format(path=escape(clip(workspace, 500)))))
-    if state in LIVE:
-        blocks.append({"type": "actions", "block_id": "flower_status", "elements": [
-            button(texts.STOP_BUTTON, STOP_ACTION, thread or "stop", style="danger", confirm=texts.STOP_CONFIRM),
-            button(texts.START_OVER_BUTTON, NEW_ACTION, thread or "new", confirm=texts.START_OVER_CONFIRM)]})
+    controls = [button(texts.STOP_BUTTON, STOP_ACTION, thread or "stop", style="danger", confirm=texts.STOP_CONFIRM),
+                button(texts.START_OVER_BUTTON, NEW_ACTION, thread or "new", confirm=texts.START_OVER_CONFIRM)
+                ] if state in LIVE else []
+    blocks.append({"type": "actions", "block_id": "flower_status", "elements": [
+        *controls, button(texts.TERMINAL_BUTTON, TERMINAL_ACTION, thread or "terminal")]})
     return {"text": line.replace("*", ""), "blocks": blocks}
 
 
-def started_message(workspace_path: str, queued_position: int | None = None, *, fenced: bool = True,
-                    archived: bool = False) -> Payload:
+def started_message(queued_position: int | None = None, *, fenced: bool = True, archived: bool = False) -> Payload:
     """The first reply to a request: started now, or queued (``queued_position`` 1 = next); after
     ``/new`` it says first that the last run was ``archived``; an unfenced run
     (``FLOWER_SANDBOX=off``) says so."""
-    where = texts.WORKSPACE.format(path=escape(clip(workspace_path, 500)))
     head = texts.QUEUED.format(position=queued_position) if queued_position else texts.STARTED
     if archived:
         head = texts.ARCHIVED_NEW + " " + head
-    blocks = [section(head), context(where)] + ([] if fenced else [context(texts.UNFENCED)])
-    plain = head.replace("*", "") + " " + where + ("" if fenced else " " + texts.UNFENCED.replace("`", ""))
+    blocks = [section(head)] + ([] if fenced else [context(texts.UNFENCED)])
+    plain = head.replace("*", "") + ("" if fenced else " " + texts.UNFENCED.replace("`", ""))
     return {"text": fallback(plain), "blocks": blocks}
 
 
 def summary_message(
-    ok: bool, cost_usd: float, rounds: int | None, workspace: str, reason: str = "", *,
+    ok: bool, cost_usd: float, rounds: int | None, reason: str = "", *,
     elapsed_s: float | None = None, report: str = "", judged: str = "", checks: Sequence[CheckState] = (),
     branch: str = "",
 ) -> Payload:
     """The last word of a run, for a reviewer: achieved or not (with the engine's ``reason``), what
     was done (the coordinator's ``report``), how it was checked (the judge's ``judged`` reason and
-    each check's state), what is left (the failing checks), then rounds, elapsed, cost, the branch
-    of a bound channel and the workspace.
+    each check's state; the judge's reason only where a check failed or the goal was missed), what
+    is left (the failing checks), then rounds, elapsed, cost and the branch of a bound channel. No
+    host path: the status message's "Continue in a terminal" shows it to whoever asks.
 
     The engine's texts are escaped and cut to fit (``MAX_REPORT_BLOCKS`` for the report); the
     payload keeps blocks free below Slack's 50 for blocks appended after these.
@@ -237,7 +248,7 @@ def summary_message(
              for c in checks]
     if judged.strip() or shown:
         blocks.append(section(texts.SUMMARY_CHECKED_HEAD + "".join("\n" + line for line in shown)))
-        if judged.strip():
+        if judged.strip() and (not ok or any(c.state == "failing" for c in checks)):
             blocks += blocks_for(judged.strip(), lead=texts.SUMMARY_JUDGE_SAID, max_blocks=3)
     left = [line for c, line in zip(checks, shown) if c.state == "failing"]
     if left:
@@ -251,7 +262,6 @@ def summary_message(
     notes = [" · ".join(facts)]
     if branch:
         notes.append(texts.SUMMARY_BRANCH.format(branch=escape(clip(branch, 200))))
-    notes.append(texts.WORKSPACE.format(path=escape(clip(workspace, 500))))
     blocks.append(context(*notes))
     plain = " ".join(p for p in (head.replace("*", ""), reason.strip(), " · ".join(facts),
                                  clip(" ".join(report.split()), 1000)) if p)

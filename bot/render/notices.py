@@ -22,7 +22,6 @@ from engine import (
     WaitingForApi,
     WaitingOnline,
 )
-from engine.host import human_tokens
 
 __all__ = [
     "cost",
@@ -65,11 +64,8 @@ def _notice(head: str, body: str = "", *, note: str = "") -> Payload:
     return {"text": fallback(plain), "blocks": blocks}
 
 
-def wake_banner(
-    workspace: str, *, follow_up: int = 0, checks: int = 0, context_tokens: int | None = None,
-    steps: Sequence[str] = (), said: str = "",
-) -> Payload:
-    """Picking up an earlier run: requirement confirmed · the goal · work context · follow-up #.
+def wake_banner(*, follow_up: int = 0, checks: int = 0, said: str = "") -> Payload:
+    """Picking up an earlier run: requirement confirmed · the goal · follow-up #.
 
     ``said`` is what the person wrote to wake it (quoted): the engine then sets the goal again
     from it, so the old goal's ``checks`` are not described as the ones to be judged.
@@ -81,15 +77,10 @@ def wake_banner(
         parts.append(texts.WAKE_REGOAL)
     elif checks:
         parts.append(texts.WAKE_CHECKS[checks != 1].format(n=checks))
-    if context_tokens:
-        parts.append(texts.WAKE_CONTEXT.format(tokens=human_tokens(context_tokens)))
     parts.append(texts.WAKE_FOLLOW_UP.format(n=follow_up) if follow_up else texts.WAKE_PICKED_UP)
     head = texts.WAKE_HEAD.format(facts=" · ".join(parts))
-    notes = [texts.WORKSPACE.format(path=escape(clip(workspace, 500)))]
-    if steps:
-        notes.append(texts.WAKE_RESUMING.format(steps=", ".join(escape(clip(s, 80)) for s in steps)))
     body = "\n".join("> " + line for line in said.splitlines() if line.strip()) if said.strip() else ""
-    return _notice(head, body, note=" · ".join(notes))
+    return _notice(head, body)
 
 
 def restarted_notice(confirming: bool, open_question: str = "") -> Payload:
@@ -117,22 +108,16 @@ def verdict_message(state: str, reason: str = "", failed: Sequence[str] = (), ro
     return _notice(head, body, note=note)
 
 
-def handoff_notice(
-    phase: HandoffPhase, used: int | None = None, window: int | None = None, degraded: bool = False,
-    path: str | None = None, *, at: int | None = None,
-) -> Payload:
-    """The context window filling up: ``near`` (warned), ``writing`` the handoff, ``done``."""
-    size = human_tokens(used) if used else "?"
-    of = texts.CONTEXT_OF.format(window=human_tokens(window)) if window else ""
+def handoff_notice(phase: HandoffPhase, degraded: bool = False) -> Payload:
+    """The context window filling up: ``near`` (warned), ``writing`` the handoff, ``done``. Said
+    without token counts or paths: people read what happens, not the window's size."""
     if phase == "near":
-        line = (texts.CONTEXT_NEAR.format(size=size, of=of)
-                + (texts.CONTEXT_NEAR_AT.format(at=human_tokens(at)) if at else "."))
+        line = texts.CONTEXT_NEAR
     elif phase == "writing":
-        line = texts.CONTEXT_FULL.format(size=size, of=of)
+        line = texts.CONTEXT_FULL
     else:
         line = texts.HANDOFF_DEGRADED if degraded else texts.HANDOFF_DONE
-    note = texts.HANDOFF_PATH.format(path=escape(clip(path, 500))) if path and phase == "done" else ""
-    return _notice(line, note=note)
+    return _notice(line)
 
 
 def retry_notice(
@@ -173,8 +158,7 @@ def event_notice(event: Event) -> Payload | None:
         case VerdictGiven():
             return verdict_message(event.state, event.reason, event.failed, event.round)
         case HandoffEvent():
-            return handoff_notice(event.phase, event.used, event.window, event.degraded, event.path,
-                                  at=event.due_at)
+            return handoff_notice(event.phase, event.degraded)
         case RetryScheduled():
             return retry_notice(event.attempt, event.max_attempts, event.delay_s,
                                 kind=event.failure, error=event.error)

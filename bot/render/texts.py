@@ -67,15 +67,21 @@ FAILED_STEP = "step {step} failed: {detail}"
 STATUS_STATE = {
     "idle": "💤 Idle", "queued": "🕒 Queued", "running": "⏳ Running", "waiting": "💬 Waiting for an answer",
     "waiting_api": "⏳ Waiting for the model's API",
-    "done": "✅ Done", "failed": "❌ Failed", "stopped": "⏹️ Stopped", "parked": "⏸️ Parked: waiting for an answer",
+    "done": "✅ Done", "failed": "❌ Failed", "stopped": "⏹️ Stopped", "parked": "⏸️ Paused until someone answers",
 }
 STATUS_QUESTION_LINK = " (<{link}|the question>)"  # after "Waiting for an answer": where to answer
 STATUS_REASON = "Why: {reason}"  # under a failed run's status line
-STATUS_STEP = "step *{step}*"
+STATUS_DOING = "*{doing}*"
+STATUS_LINE = "is at work: {doing}…"  # Slack's line under the thread, after the app's name
 STATUS_STARTING = "starting"
 STATUS_ROUND = "round {round}"
-STATUS_CONTEXT = "context {tokens}"
+# What the run is doing, as people say it (the starter flow's steps and its judge; another
+# workflow's step is shown by its own name)
+DOING = {"clarify": "Confirming the request", "asking": "Asking you", "goal": "Planning", "work": "Working",
+         "judge": "Checking the work"}
 STOP_BUTTON = "Stop"
+TERMINAL_BUTTON = "Continue in a terminal"
+TERMINAL = "To continue this thread's run in a terminal, on `{host}`:\n```cd {path} && flower```"
 START_OVER_BUTTON = "Start over"
 # Asked before the click counts: (title, text, the confirming button)
 STOP_CONFIRM = ("Stop this run?", "The work so far is kept: reply in the thread to continue it.", "Stop")
@@ -136,11 +142,9 @@ ATTACHMENTS_WHERE = " or copy it into the workspace (`{path}`)"
 WAKE_HEAD = "↩️ *Picking up where this left off* — {facts}"
 WAKE_CONFIRMED = "requirement confirmed"
 WAKE_CHECKS = ("goal with {n} check", "goal with {n} checks")
-WAKE_CONTEXT = "work context {tokens}"
 WAKE_REGOAL = "the goal is set again from what you said"  # a follow-up: the old checks are not the ones judged
 WAKE_FOLLOW_UP = "follow-up #{n}"
 WAKE_PICKED_UP = "no new words: going on where it stopped"
-WAKE_RESUMING = "Resuming: {steps}"
 VERDICT_HEAD = {
     "achieved": "✅ *Round {round}: goal achieved.*",
     "not_yet": "🔁 *Round {round}: not yet.*",
@@ -149,14 +153,11 @@ VERDICT_HEAD = {
 VERDICT_UNCLEAR = "❔ *Round {round}: no clear verdict, counted as not yet.*"
 FAILED_CHECKS = "Failed checks:"
 CHOOSE_BELOW = "Choose below what to do next."
-CONTEXT_OF = " of {window}"
-CONTEXT_NEAR = "🧠 Context is at {size}{of}"
-CONTEXT_NEAR_AT = "; a handoff comes at {at}."
-CONTEXT_FULL = "📝 Context is full ({size}{of}): writing a handoff, then a fresh session takes over."
+CONTEXT_NEAR = "🧠 The session's memory is filling up: a fresh session takes over before it is full."
+CONTEXT_FULL = "📝 The session's memory is full: writing down where the work stands, then a fresh session takes over."
 HANDOFF_DEGRADED = ("🔄 Handoff written from what is on disk (the session could not write it); a fresh "
                     "session takes over.")
 HANDOFF_DONE = "🔄 Handoff written; a fresh session takes over."
-HANDOFF_PATH = "Handoff: `{path}`"
 RETRY = "⚠️ The model is unavailable{why}, try {attempt}/{max_attempts}; retrying the same session in {delay}."
 RETRY_WHY = " ({kind})"
 OFFLINE = "📡 Can't reach {host}:{port} — waited {waited} so far; the run continues when it's back."

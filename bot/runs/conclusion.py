@@ -44,7 +44,7 @@ async def conclude(run: ThreadRun, outcome: Outcome) -> None:
             log.warning("run in %s ended without its goal: %s", name, reason)
         status_ts = feed.ts if feed is not None else None
         branch = run.bound[1].branch if run.bound is not None else ""
-        summary = with_feedback(summary_payload(result, run.ws, totals, reason=reason, branch=branch), key)
+        summary = with_feedback(summary_payload(result, totals, reason=reason, branch=branch), key)
         await s.outbox.send(key, "summary", notice_key("summary", key, status_ts), summary["text"], summary["blocks"])
         if run.bound is not None:  # right under the summary: Push, the pull request and Diff act on it
             await _post_branch(run, pr_text.report_from(result, cost=totals.cost, rounds=totals.rounds), status_ts)

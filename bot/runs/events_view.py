@@ -2,8 +2,8 @@
 
 Pure: ``RunStatus.apply`` folds an ``Event`` into the status and returns the notice to post (or
 None); ``RunStatus.payload`` is the status message. Texts and blocks come from ``bot.render.messages``.
-Names are the engine's as they come (its step names, its judge's name); the work step is known
-by the engine's own name for it in any language, so a workspace made in one still reads in the other.
+Steps are known by the engine's names for them in any language (a workspace made in one still
+reads in the other) and shown in a person's words (``doing_words``: "Planning", "Working").
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from bot.render.messages import Payload, StatusState, event_notice, status_message, verdict_message
+from bot.render.messages import Payload, StatusState, doing_words, event_notice, status_message, verdict_message
 from engine import (
     WORK_STEP,
     AskEvent,
@@ -30,7 +30,7 @@ WORK_STEPS = frozenset(step_names(WORK_STEP))  # the work step in every language
 
 @dataclass
 class RunStatus:
-    """What the status message says about a thread's run: state, step, round, context, cost, elapsed.
+    """What the status message says about a thread's run: state, what it does, round, cost, elapsed.
 
     ``started`` is the thread's first request and ``cost_before`` / ``rounds_before`` what earlier
     runs of the thread spent and judged (``bot.runs.tally``), so the line goes on counting across
@@ -38,10 +38,10 @@ class RunStatus:
     """
 
     started: float = field(default_factory=time.time)
-    step: str = ""  # the step at work, or the judge of the work ("干活·判定"), as the engine names it
+    step: str = ""  # the step at work, as the engine names it
+    judging: bool = False  # the judge is at the work's round
     round: int | None = None  # the engine's round of the work step in this run; None outside work
     rounds_before: int = 0
-    context: int = 0
     cost_before: float = 0.0
     state: StatusState = "running"
     storm: bool = False  # waiting out a storm of API errors (shown instead of "running")
@@ -74,18 +74,14 @@ class RunStatus:
         match event:
             case StepStarted():
                 again = event.step == self._work and self.round
-                self.step = event.step
+                self.step, self.judging = event.step, False
                 if event.step in WORK_STEPS:
                     self._work, self.round = event.step, self.round if again else 1
                 else:
                     self.round = None
                 return None
-            case SessionStarted():
+            case SessionStarted() | TurnEnded():
                 self._at(event)
-                return None
-            case TurnEnded():
-                self._at(event)
-                self.context = event.context or self.context
                 return None
             case ResultReported():
                 self._at(event)
@@ -93,7 +89,7 @@ class RunStatus:
                 return None
             case VerdictGiven():
                 self.round = event.round + 1 if event.state in ("not_yet", "unclear") else event.round
-                self.step = self._work or self.step
+                self.step, self.judging = self._work or self.step, False
                 return verdict_message(event.state, event.reason, event.failed, self.rounds_before + event.round)
             case AskEvent():
                 if event.phase == "asked":
@@ -110,9 +106,9 @@ class RunStatus:
         if not self._work:
             return
         if event.role == "judge":  # the starter flow judges its work step only
-            self.step, self.round = event.name, event.round
+            self.judging, self.round = True, event.round
         elif event.name == self._work:
-            self.step = event.name
+            self.step, self.judging = event.name, False
             if event.round and event.round > 1:
                 self.round = event.round
 
@@ -140,6 +136,6 @@ class RunStatus:
         """The status message; ``thread`` is the value its Stop / Start over buttons carry."""
         links = [link for link in self._asked.values() if link]
         end = self.ended or now or time.time()
-        return status_message(step=self.step, round=self.shown_round, context_tokens=self.context or None,
-                              cost_usd=self.cost, elapsed_s=end - self.started, state=self.shown_state,
+        doing = doing_words(self.step, judging=self.judging, asking=bool(self._asked))
+        return status_message(doing=doing, round=self.shown_round, cost_usd=self.cost, elapsed_s=end - self.started, state=self.shown_state,
                               thread=thread, question_link=links[-1] if links else "", reason=self.reason)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from bot.render import messages as render
 from engine import RunResult, StarterRun, check_states
@@ -34,12 +33,12 @@ def totals(starter: StarterRun, since: float, now: float | None = None) -> Total
     return Totals(spent.thread.cost_usd, spent.request.rounds, max(0.0, at - since), at)
 
 
-def summary_payload(result: RunResult, ws: Path | None, sums: Totals, *, reason: str = "",
+def summary_payload(result: RunResult, sums: Totals, *, reason: str = "",
                     branch: str = "") -> render.Payload:
     """The final message of a finished run: achieved or not, what was done, how it was checked,
     what is left, and the thread's totals."""
     checks = check_states(result.goal, result.verdict) if result.goal is not None else []
     judged = result.verdict.reason if result.verdict is not None else ""
-    return render.summary_message(result.ok, sums.cost, sums.rounds or None, str(ws), reason,
+    return render.summary_message(result.ok, sums.cost, sums.rounds or None, reason,
                                   elapsed_s=sums.elapsed_s, report=result.report, judged=judged,
                                   checks=checks, branch=branch)

@@ -260,8 +260,7 @@ class ThreadRun:
             return
         # a person's words woke it: one more follow-up (a restart or a take-up brings no words)
         follow_up = await asyncio.to_thread(tally.count_follow_up, run_dir(self.ws)) if self.ask.strip() else 0
-        banner = render.wake_banner(str(self.ws), follow_up=follow_up, checks=state.checks,
-                                    context_tokens=state.context, said=self.ask)
+        banner = render.wake_banner(follow_up=follow_up, checks=state.checks, said=self.ask)
         await self.s.outbox.send(self.key, "wake", notice_key("wake", self.key, state.woke, self.banner_key or ""),
                                  banner["text"], banner["blocks"])
 

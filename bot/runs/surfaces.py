@@ -21,6 +21,8 @@ from pathlib import Path
 
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.render import texts
+from bot.render.messages import doing_words
 from bot.runs.plan_feed import PlanFeed
 from bot.folders import folder_name
 from bot.slack.agent_sessions import AgentSessions
@@ -29,18 +31,15 @@ from bot.slack.outbox import Outbox
 from bot.store.bot_store import BotStore, ThreadKey
 from engine import AskEvent, Event, SessionStarted, StepStarted, WorkflowDone
 
-__all__ = ["REFRESH_S", "STATUS", "Surfaces", "doing"]
+__all__ = ["REFRESH_S", "Surfaces", "doing"]
 
 log = logging.getLogger(__name__)
 
 REFRESH_S = 60.0  # under Slack's ~2 minutes after which a status line goes away by itself
 CLOSE_S = 30.0  # how long the run's end waits for the checklist's last edit
-STATUS = "is working on: {step}…"  # Slack puts the app's name first
-
-
 def doing(event: Event) -> str:
-    """The step (or judge) whose session the event is, without its round."""
-    return event.name or event.step
+    """What the session the event is does, in a person's words ("Planning", "Checking the work")."""
+    return doing_words(event.name or event.step, judging=event.role == "judge")
 
 
 class Surfaces:
@@ -116,7 +115,7 @@ class Surfaces:
                 await self.sessions.set(self.key, "suspended" if self._waiting else "processing", title=self.title)
             if self.sessions.available(self.key):
                 return  # the session shows it: no status line beside it
-        text = STATUS.format(step=self._step) if self._step and not self._waiting else ""
+        text = texts.STATUS_LINE.format(doing=self._step) if self._step and not self._waiting else ""
         now = time.monotonic()
         if self._shown is None and not text:
             return  # nothing shown yet, nothing to clear

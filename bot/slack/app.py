@@ -86,6 +86,11 @@ def build_app(config: Config, client: AsyncWebClient, intake: Intake, gate: Gate
         await ack()
         await intake.control_click(context["thread"], context.user_id, stop=False)
 
+    @app.action(render.TERMINAL_ACTION, middleware=thread_button)
+    async def on_terminal(ack, context) -> None:
+        await ack()
+        await intake.terminal_click(context["thread"], context.user_id)
+
     @app.action(render_repo.PUSH_ACTION, middleware=thread_button)
     async def on_push(ack, context) -> None:
         await ack()

@@ -10,6 +10,7 @@ made) is answered in its thread straight away (``bot.slack.unrecorded``), never 
 from __future__ import annotations
 
 import logging
+import socket
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -132,7 +133,7 @@ class Intake:
             log.warning("refusing thread %s: %s", key, exc)
             return
         await react(self.client, key.channel, ts)
-        accepted = render.started_message(str(ws), fenced=self.config.sandbox, archived=archived)
+        accepted = render.started_message(fenced=self.config.sandbox, archived=archived)
         await self.outbox.send(key, "accepted", notice_key("accepted", key, ts),
                                accepted["text"], accepted["blocks"])
         await self.jobs.start(key, ask, by=user, new=new)
@@ -214,6 +215,13 @@ class Intake:
             return
         if not await self._elsewhere(q.thread, "answered", {"question": q.id, "answer": answer, "user": user}):
             await self._answered(q, answer, user)
+
+    async def terminal_click(self, key: ThreadKey, user: str) -> None:
+        """"Continue in a terminal": the command, shown only to the person who clicked (an allowed
+        one: the thread itself never shows host paths)."""
+        path = self.jobs.workspace(key)
+        await ephemeral(self.client, key.channel, user, texts.TERMINAL.format(host=socket.gethostname(), path=path),
+                        thread_ts=key.thread_ts)
 
     async def session_stopped(self, key: ThreadKey, user: str) -> None:
         """Stop pressed on ``key``'s agent session (Slack's ``agent_session_stopped``): the run stops

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from types import ModuleType
+from typing import Literal
 
 from engine._lang import en, zh
 
@@ -69,6 +70,15 @@ def other_names(name: str, attribute: str) -> tuple[str, ...]:
     workspace made in one language is found again in the other (file names, step names)."""
     names = [getattr(t, attribute) for t in _TABLES.values()]
     return (name, *[n for n in names if n != name]) if name in names else (name,)
+
+
+def starter_step(name: str) -> Literal["clarify", "goal", "work"] | None:
+    """Which of the starter flow's three steps ``name`` is, in any language (a front end says it
+    in a person's words); None for any other step."""
+    for attribute, kind in (("CLARIFY_STEP", "clarify"), ("GOAL_STEP", "goal"), ("WORK_STEP", "work")):
+        if name in {getattr(t, attribute) for t in _TABLES.values()}:
+            return kind  # type: ignore[return-value]
+    return None
 
 
 def step_names(name: str) -> tuple[str, ...]:

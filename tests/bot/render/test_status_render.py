@@ -25,13 +25,13 @@ def test_the_round_shows_only_during_work_and_counts_on_from_earlier_runs():
     st.apply(StepStarted("clarify", index=0, total=3))
     assert "round" not in line(st) and "$1.00" in line(st) and "1m 40s" in line(st)
     st.apply(StepStarted("work", index=2, total=3))
-    assert "step *work* · round 4" in st.payload(THREAD, now=200.0)["blocks"][0]["text"]["text"]
+    assert "*Working* · round 4" in st.payload(THREAD, now=200.0)["blocks"][0]["text"]["text"]
     st.apply(SessionStarted("work · judge#1", session_id="s").labelled(JUDGE_1))  # the judge of this run's round 1
-    assert "step work · judge · round 4" in line(st)
+    assert "Checking the work · round 4" in line(st)
     note = st.apply(VerdictGiven("work", round=1, state="not_yet", reason="r", failed=("c",)))
     assert "Round 4: not yet." in note["text"]  # numbered as the status line numbers it
     st.apply(TurnEnded("work#round2", context=1000).labelled(WORK_2))
-    assert "step work · round 5" in line(st)
+    assert "Working · round 5" in line(st)
     st.apply(ResultReported("work", cost_usd=0.25))
     st.apply(ResultReported("work · judge#1", cost_usd=0.5).labelled(JUDGE_1))  # the judge's sessions are paid for too
     st.apply(ResultReported("work#round2", cost_usd=0.25).labelled(WORK_2))
@@ -57,7 +57,7 @@ def test_waiting_links_the_question_then_runs_again_and_a_failure_says_why():
 def test_the_final_message_says_what_was_done_how_it_was_checked_and_what_is_left():
     checks = [CheckState(1, "hello.txt exists", "passed"), CheckState(2, "it says <hi>", "failing"),
               CheckState(3, "runs on macOS", "unverifiable")]
-    payload = render.summary_message(False, 1.234, 4, "/ws", "the judge's rounds ran out", elapsed_s=3723,
+    payload = render.summary_message(False, 1.234, 4, "the judge's rounds ran out", elapsed_s=3723,
                                      report="Wrote hello.txt.\n```\nhi\n```", judged="Content is wrong",
                                      checks=checks, branch="flower/hello-1")
     assert_slack_ok(payload)
@@ -69,14 +69,14 @@ def test_the_final_message_says_what_was_done_how_it_was_checked_and_what_is_lef
         assert word in shown, word
     left = next(b for b in payload["blocks"] if "What is left" in str(b))
     assert "it says" in str(left) and "hello.txt exists" not in str(left)
-    huge = render.summary_message(True, 1, 1, "/ws", report="x" * 100_000, judged="y" * 20_000,
+    huge = render.summary_message(True, 1, 1, report="x" * 100_000, judged="y" * 20_000,
                                   checks=[CheckState(n, "c" * 500, "passed") for n in range(1, 200)])
     assert_slack_ok(huge)
     assert len(huge["blocks"]) <= 20  # room for blocks appended below (feedback, plan)
 
 
 def test_notices_archive_and_restart():
-    after_new = render.started_message("/ws", archived=True)["text"]
+    after_new = render.started_message(archived=True)["text"]
     assert after_new.startswith(":recycle: Archived the last run.") and "Started." in after_new
     said = render.restarted_notice(True, "Which <language>?\nPython or Go")["text"]
     assert "confirming the requirement again" in said and "_Which &lt;language&gt;? Python or Go_" in said

@@ -9,10 +9,9 @@ import pytest_asyncio
 
 from bot.render.feedback import FEEDBACK_ACTION
 from bot.runs.plan_feed import goal_digest
-from bot.runs.surfaces import STATUS
+from bot.render.texts import DOING, STATUS_LINE
 from bot.store.bot_store import ThreadKey
 from engine import Goal
-from engine._lang import words
 from engine.testing import hold, prompt_contains, text
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE
 from tests.bot.helpers.app import BRIEF, CHANNEL, CLARIFY_ONLY, GOAL, brief_only, posted, question, script
@@ -121,7 +120,7 @@ async def test_a_refused_status_line_is_not_asked_for_again_and_the_run_goes_on(
     await slack.send_event(event)
     await _answer(slack, thread)
     await posted(slack, thread, "Done")
-    assert _statuses(slack, thread) == [STATUS.format(step=words("zh").CLARIFY_STEP)]  # one try, then none
+    assert _statuses(slack, thread) == [STATUS_LINE.format(doing=DOING["clarify"])]  # one try, then none
     # a second thread of the same bot is not tried either: the app may not set status lines at all
     other = slack.mention(CHANNEL, "再写个 bye.txt")
     await slack.send_event(other)
@@ -144,9 +143,9 @@ async def test_without_agent_sessions_the_status_line_names_each_step(make_bot, 
 
     # The status line named each step while it ran, was cleared while the question waited, and at the end.
     statuses = _statuses(slack, thread)
-    for step in (words("zh").CLARIFY_STEP, words("zh").GOAL_STEP, words("zh").WORK_STEP):
-        assert STATUS.format(step=step) in statuses, statuses
-    first_clarify = statuses.index(STATUS.format(step=words("zh").CLARIFY_STEP))
+    for doing in ("Confirming the request", "Planning", "Working", "Checking the work"):  # a person's words
+        assert STATUS_LINE.format(doing=doing) in statuses, statuses
+    first_clarify = statuses.index(STATUS_LINE.format(doing=DOING["clarify"]))
     assert statuses[first_clarify + 1] == ""  # the question was asked: nobody works until it is answered
     await slack.wait_until(lambda: _statuses(slack, thread)[-1] == "", what="the status cleared at the end")
     assert slack.status_of(CHANNEL, thread) == ""
@@ -200,3 +199,25 @@ async def test_a_stopped_runs_checklist_says_it_was_stopped(make_bot, slack_env,
     assert [s[2] for s in _states(_plan(slack.message(CHANNEL, plan_ts)["blocks"]))] == \
         ["Stopped before it was judged"] * 2
     held.release()
+
+
+async def test_continue_in_a_terminal_shows_the_command_to_whoever_clicks_and_the_thread_no_path(
+        make_bot, slack_env, fake_model, tmp_path):
+    slack = slack_env
+    bot = await make_bot(CLARIFY_ONLY, FLOWER_ALLOWED_USERS="U0ALICE,U0BOB")
+    brief_only(fake_model)
+    event = slack.mention(CHANNEL, "写个 hello.txt", user="U0ALICE")
+    thread = event["ts"]
+    await slack.send_event(event)
+    await posted(slack, thread, "Done")
+    sent = [str(c.body) for c in slack.calls() if c.method in ("chat.postMessage", "chat.update")]
+    assert sent and [s[:120] for s in sent if str(tmp_path) in s] == []  # no host path in the thread
+
+    status_ts = (await bot.store.get_thread(ThreadKey("T0001", CHANNEL, thread))).status_ts
+    await slack.click(CHANNEL, status_ts, "flower_terminal", user="U0BOB")
+    await slack.wait_until(lambda: [e for e in slack.ephemerals if e["user"] == "U0BOB"], what="the command")
+    [shown] = [e for e in slack.ephemerals if e["user"] == "U0BOB"]
+    assert f"cd {tmp_path / 'home' / 'workspaces'}" in shown["text"] and "&& flower" in shown["text"]
+    await slack.click(CHANNEL, status_ts, "flower_terminal", user="U0CAROL")  # not on the allow-list
+    await slack.wait_until(lambda: [e for e in slack.ephemerals if e["user"] == "U0CAROL"], what="a refusal")
+    assert str(tmp_path) not in str([e for e in slack.ephemerals if e["user"] == "U0CAROL"])

@@ -21,7 +21,7 @@ from engine import (
 THREAD = "T1|C1|1.0"
 
 
-def test_status_folds_step_round_context_cost():
+def test_status_folds_step_round_cost():
     st = RunStatus(started=100.0)
     assert st.apply(StepStarted("干活", index=2, total=3)) is None
     st.apply(TurnEnded("干活", context=12300))
@@ -31,7 +31,8 @@ def test_status_folds_step_round_context_cost():
     assert st.apply(VerdictGiven("干活", round=1, state="not_yet", reason="x", failed=("a",)))
     st.apply(StepStarted("干活", index=2, total=3))  # the same step again keeps the round
     line = st.payload(THREAD, now=165.0)["text"]
-    assert "干活" in line and "round 2" in line and "12.3K" in line and "$1.00" in line and "1m 05s" in line
+    assert "Working" in line and "round 2" in line and "$1.00" in line and "1m 05s" in line
+    assert "12.3K" not in line and "干活" not in line  # no token count, no engine step name
     st.apply(VerdictGiven("干活", round=2, state="unclear"))  # counted as not yet
     assert "round 3" in st.payload(THREAD, now=165.0)["text"]
     st.apply(VerdictGiven("干活", round=3, state="achieved"))
@@ -40,8 +41,9 @@ def test_status_folds_step_round_context_cost():
     assert "round" not in st.payload(THREAD, now=165.0)["text"]
 
 
-@pytest.mark.parametrize(("state", "ids"), [("running", ["flower_stop", "flower_new"]), ("done", []),
-                                           ("stopped", []), ("failed", [])])
+@pytest.mark.parametrize(("state", "ids"), [("running", ["flower_stop", "flower_new", "flower_terminal"]),
+                                           ("done", ["flower_terminal"]), ("stopped", ["flower_terminal"]),
+                                           ("failed", ["flower_terminal"])])
 def test_status_buttons_carry_the_thread(state, ids):
     st = RunStatus(started=0.0, state=state)
     buttons = [e for b in st.payload(THREAD, now=1.0)["blocks"] for e in b.get("elements", [])
@@ -57,7 +59,7 @@ def test_status_buttons_carry_the_thread(state, ids):
         (VerdictGiven("w", round=1, state="unreachable", failed=("x",)), "• x"),
         (RetryScheduled("w", attempt=1, max_attempts=5, delay_s=2.0), "try 1/5"),
         (WaitingOnline("w", host="h", port=1, waited_s=30), "Can't reach h:1"),
-        (HandoffEvent("w", phase="writing", used=150000), "150.0K"),
+        (HandoffEvent("w", phase="writing", used=150000), "memory is full"),
         (HandoffEvent("w", phase="done", degraded=True), "from what is on disk"),
         (TaskWarning("w", unverifiable=("a",), total=3, path="p"), "1/3"),
     ],

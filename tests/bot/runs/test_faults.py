@@ -81,7 +81,8 @@ async def test_a_question_without_a_default_parks_the_run_until_it_is_answered(
     await settled(bot, key)
     thread_row = await bot.store.get_thread(key)
     assert thread_row.state == "parked"
-    await slack.wait_for("chat.update", lambda c: "Parked" in (c.body.get("text") or ""), ts=thread_row.status_ts)
+    await slack.wait_for("chat.update", lambda c: "Paused until someone answers" in (c.body.get("text") or ""),
+                         ts=thread_row.status_ts)
     assert not model_saw(fake_model, CLARIFIER, "没有人回答")  # the model was told nothing: no assumption made
     offered = [t for r in fake_model.message_requests if CLARIFIER(r.body) for t in r.body.get("tools") or []
                if t.get("name") == "mcp__human__ask"]
@@ -164,7 +165,8 @@ async def test_overload_cut_stream_and_context_overflow_show_and_the_run_finishe
     retries = [t for t in shown if "The model is unavailable" in t]
     assert len(retries) >= 2, shown
     retry, writing, done, summary = in_order(
-        shown, ["The model is unavailable", "writing a handoff", "Handoff written", "Done: the goal is achieved"])
+        shown, ["The model is unavailable", "writing down where the work stands", "Handoff written",
+               "Done: the goal is achieved"])
     assert retry < writing < done < summary
     outcomes = [r.outcome for r in fake_model.message_requests]
     assert outcomes.count("http 529") == 2 and "cut_stream" in outcomes and "http 400" in outcomes
