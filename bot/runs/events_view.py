@@ -69,7 +69,9 @@ class RunStatus:
 
         The round comes from the sessions' ``round`` (the work's round, or the round a judge
         judges), and from the verdicts: "not yet" (or unclear) in round N means round
-        N + 1 is under way. A verdict notice numbers its round across the thread's runs.
+        N + 1 is under way. A verdict is shown by the checklist's edit (``bot.runs.plan_feed``);
+        only "unreachable", where a person must choose what comes next, is posted, its round
+        numbered across the thread's runs.
         """
         match event:
             case StepStarted():
@@ -90,6 +92,8 @@ class RunStatus:
             case VerdictGiven():
                 self.round = event.round + 1 if event.state in ("not_yet", "unclear") else event.round
                 self.step, self.judging = self._work or self.step, False
+                if event.state != "unreachable":  # the checklist is edited instead: a round is no post
+                    return None
                 return verdict_message(event.state, event.reason, event.failed, self.rounds_before + event.round)
             case AskEvent():
                 if event.phase == "asked":

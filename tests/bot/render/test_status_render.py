@@ -28,8 +28,9 @@ def test_the_round_shows_only_during_work_and_counts_on_from_earlier_runs():
     assert "*Working* · round 4" in st.payload(THREAD, now=200.0)["blocks"][0]["text"]["text"]
     st.apply(SessionStarted("work · judge#1", session_id="s").labelled(JUDGE_1))  # the judge of this run's round 1
     assert "Checking the work · round 4" in line(st)
-    note = st.apply(VerdictGiven("work", round=1, state="not_yet", reason="r", failed=("c",)))
-    assert "Round 4: not yet." in note["text"]  # numbered as the status line numbers it
+    assert st.apply(VerdictGiven("work", round=1, state="not_yet", reason="r", failed=("c",))) is None
+    note = RunStatus(rounds_before=3).apply(VerdictGiven("work", round=1, state="unreachable", reason="r"))
+    assert "Round 4:" in note["text"]  # the one verdict posted, numbered as the status line numbers it
     st.apply(TurnEnded("work#round2", context=1000).labelled(WORK_2))
     assert "Working · round 5" in line(st)
     st.apply(ResultReported("work", cost_usd=0.25))

@@ -28,7 +28,7 @@ def test_status_folds_step_round_cost():
     st.apply(ResultReported("干活", cost_usd=0.5))
     st.apply(ResultReported("干活", cost_usd=0.75))  # cumulative per step: not added twice
     st.apply(ResultReported("确认需求", cost_usd=0.25))
-    assert st.apply(VerdictGiven("干活", round=1, state="not_yet", reason="x", failed=("a",)))
+    assert st.apply(VerdictGiven("干活", round=1, state="not_yet", reason="x", failed=("a",))) is None
     st.apply(StepStarted("干活", index=2, total=3))  # the same step again keeps the round
     line = st.payload(THREAD, now=165.0)["text"]
     assert "Working" in line and "round 2" in line and "$1.00" in line and "1m 05s" in line
@@ -55,7 +55,6 @@ def test_status_buttons_carry_the_thread(state, ids):
 @pytest.mark.parametrize(
     ("event", "needle"),
     [
-        (VerdictGiven("w", round=2, state="achieved", reason="ok"), "Round 2: goal achieved"),
         (VerdictGiven("w", round=1, state="unreachable", failed=("x",)), "• x"),
         (RetryScheduled("w", attempt=1, max_attempts=5, delay_s=2.0), "try 1/5"),
         (WaitingOnline("w", host="h", port=1, waited_s=30), "Can't reach h:1"),
@@ -72,3 +71,9 @@ def test_notices(event, needle):
                                    TaskWarning("w", total=3)])
 def test_no_notice(event):
     assert RunStatus().apply(event) is None
+
+
+@pytest.mark.parametrize("state", ["achieved", "not_yet", "unclear"])
+def test_a_verdict_a_person_need_not_act_on_is_no_post(state):
+    # the checklist is edited instead: three failed rounds are not three "not yet" posts
+    assert RunStatus().apply(VerdictGiven("w", round=2, state=state, reason="r")) is None

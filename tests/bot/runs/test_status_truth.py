@@ -107,7 +107,7 @@ async def test_costs_rounds_and_the_final_message_across_a_follow_up(make_bot, s
     assert "✅ 1. hello.txt 存在" in shown and "✅ 2. 内容是 hi" in shown
     assert "2 rounds" in summary.body["text"]
     said = "\n".join(texts(slack, thread))
-    assert "Round 1: not yet." in said and "Round 2: goal achieved." in said
+    assert "Round 1:" not in said and "Round 2:" not in said  # the checklist's edits show the rounds
 
     mark = slack.mark()
     await slack.send_event(slack.user_message(CHANNEL, "顺便加一个 bye.txt", thread_ts=thread))
@@ -116,8 +116,7 @@ async def test_costs_rounds_and_the_final_message_across_a_follow_up(make_bot, s
     assert "goal with" not in banner.body["text"]
     again = await posted(slack, thread, "Done: the goal is achieved", after=mark)
     later = [c.body.get("text") or "" for c in slack.calls("chat.postMessage", thread_ts=thread) if c.index >= mark]
-    assert any("Round 3: goal achieved." in t for t in later)  # counted on from the first run's two rounds
-    assert not any("Round 1:" in t for t in later)
+    assert not any("Round" in t for t in later)
 
     total2, rows2 = manifest_total(ws)
     assert total2 > total and len(rows2) > len(rows)
