@@ -90,7 +90,9 @@ def mention(user: str | None) -> str:
 
 
 def _asked_lead(asked_by: str) -> str:
-    return texts.QUESTION_HEAD + (texts.QUESTION_FROM.format(who=escape(asked_by)) if asked_by else "") + "\n"
+    # the starter's own steps are flower asking: no engine step name in the thread
+    named = asked_by and not starter_step(asked_by)
+    return texts.QUESTION_HEAD + (texts.QUESTION_FROM.format(who=escape(asked_by)) if named else "") + "\n"
 
 
 def question_message(
@@ -180,6 +182,7 @@ def status_message(
     thread: str = "",
     question_link: str = "",
     reason: str = "",
+    unfenced: bool = False,
 ) -> Payload:
     """The one status message of a run, edited in place: state, what it is doing (``doing_words``),
     round, cost, elapsed.
@@ -204,7 +207,7 @@ def status_message(
     line = f"{head} · " + " · ".join(parts)
     if reason.strip():
         line += "\n" + texts.STATUS_REASON.format(reason=escape(clip(" ".join(reason.split()), 500)))
-    blocks: list[dict[str, Any]] = [section(line)]
+    blocks: list[dict[str, Any]] = [section(line)] + ([context(texts.UNFENCED)] if unfenced else [])
     controls = [button(texts.STOP_BUTTON, STOP_ACTION, thread or "stop", style="danger", confirm=texts.STOP_CONFIRM),
                 button(texts.START_OVER_BUTTON, NEW_ACTION, thread or "new", confirm=texts.START_OVER_CONFIRM)
                 ] if state in LIVE else []

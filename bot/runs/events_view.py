@@ -44,6 +44,7 @@ class RunStatus:
     rounds_before: int = 0
     cost_before: float = 0.0
     state: StatusState = "running"
+    unfenced: bool = False  # the sandbox is off on this bot: the line says so for as long as it shows
     storm: bool = False  # waiting out a storm of API errors (shown instead of "running")
     reason: str = ""  # why the run failed, once it has
     final_cost: float | None = None  # the manifest's total once the run is over (``finish``)
@@ -142,4 +143,5 @@ class RunStatus:
         end = self.ended or now or time.time()
         doing = doing_words(self.step, judging=self.judging, asking=bool(self._asked))
         return status_message(doing=doing, round=self.shown_round, cost_usd=self.cost, elapsed_s=end - self.started, state=self.shown_state,
-                              thread=thread, question_link=links[-1] if links else "", reason=self.reason)
+                              thread=thread, question_link=links[-1] if links else "", reason=self.reason,
+                              unfenced=self.unfenced)

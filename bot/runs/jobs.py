@@ -99,12 +99,13 @@ class Jobs:
         return ensure_workspace(self.config.home, key)
 
     async def start(self, key: ThreadKey, ask: str, *, by: str = "", new: bool = False,
-                    banner_key: str | None = None, status_ts: str | None = None,
+                    banner_key: str | None = None, status_ts: str | None = None, ack_key: str | None = None,
                     resumed: bool = False, restart_notice: float | None = None) -> bool:
         """Queue a run for the thread; False when one is already going or starting there (one run
         per thread), or the bot is closing.
 
-        ``status_ts`` is the thread's status message to keep editing instead of posting a new one.
+        ``status_ts`` is the thread's status message to keep editing instead of posting a new one;
+        ``ack_key`` the outbox key of the request's acknowledgement, which becomes it.
         """
         key = ThreadKey(*key)
         if self.busy(key) or key in self._starting or self._closing:
@@ -118,7 +119,7 @@ class Jobs:
             if self._closing:  # close() ran while this start awaited: the next start resumes the thread
                 return False
             run = ThreadRun(key, self._services, ask=ask, new=new, banner_key=banner_key, status_ts=status_ts,
-                            resumed=resumed, restart_notice=restart_notice, queued_at=thread.updated_at)
+                            ack_key=ack_key, resumed=resumed, restart_notice=restart_notice, queued_at=thread.updated_at)
             if not new:
                 await asyncio.to_thread(run.request.keep_first, ask)
             run.task = asyncio.create_task(self._run(run), name=f"flower-run-{folder_name(key)}")

@@ -97,12 +97,14 @@ class ThreadRun:
     resumed it; ``queued_at`` keys its one "Queued" notice per wait."""
 
     def __init__(self, key: ThreadKey, services: Services, *, ask: str, new: bool = False,
-                 banner_key: str | None = None, status_ts: str | None = None, resumed: bool = False,
+                 banner_key: str | None = None, status_ts: str | None = None, ack_key: str | None = None,
+                 resumed: bool = False,
                  restart_notice: float | None = None, queued_at: float = 0.0) -> None:
         self.key, self.s = key, services
         self.ws = ensure_workspace(services.config.home, key)
         self.request = SavedRequest(self.ws)
         self.ask, self.new, self.banner_key, self.status_ts = ask, new, banner_key, status_ts
+        self.ack_key = ack_key  # the request's acknowledgement: once posted, edited into the status line
         self.resumed, self.restart_notice, self.queued_at = resumed, restart_notice, queued_at
         self.task: asyncio.Task[None] | None = None
         self.starter: StarterRun | None = None
@@ -218,7 +220,8 @@ class ThreadRun:
             for subscriber in subscribers:
                 subscriber.put(event)
 
-        await self.feed.open(self.status_ts)
+        ack = await s.store.sent_ts(self.ack_key) if self.ack_key and not self.status_ts else None
+        await self.feed.open(self.status_ts or ack)
         self.feed.start()
         surfaces.start()
         try:
@@ -238,7 +241,8 @@ class ThreadRun:
     async def _status(self) -> RunStatus:
         """The status line's start: the thread's first request, and what its earlier runs spent and judged."""
         sums = await self.totals()
-        return RunStatus(started=time.time() - sums.elapsed_s, cost_before=sums.cost, rounds_before=sums.rounds)
+        return RunStatus(started=time.time() - sums.elapsed_s, cost_before=sums.cost, rounds_before=sums.rounds,
+                         unfenced=not self.s.config.sandbox)
 
     async def _since(self, fallback: float | None = None) -> float:
         """When the thread's first request came (``threads.created_at``)."""

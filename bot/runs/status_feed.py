@@ -53,6 +53,7 @@ class StatusFeed:
         shown = self._shown()
         if reuse and await edit(self.client, self.key.channel, reuse, shown["text"], shown["blocks"]):
             self.ts = reuse
+            await self.store.upsert_thread(self.key, status_ts=self.ts)  # the acknowledgement, maybe
         else:
             self.ts = await self.outbox.post(self.key, "status", notice_key("status", self.key, time.time()),
                                              shown["text"], shown["blocks"])

@@ -134,9 +134,9 @@ class Intake:
             return
         await react(self.client, key.channel, ts)
         accepted = render.started_message(fenced=self.config.sandbox, archived=archived)
-        await self.outbox.send(key, "accepted", notice_key("accepted", key, ts),
-                               accepted["text"], accepted["blocks"])
-        await self.jobs.start(key, ask, by=user, new=new)
+        ack = notice_key("accepted", key, ts)  # the run edits it into its status line: one post, not two
+        await self.outbox.send(key, "accepted", ack, accepted["text"], accepted["blocks"])
+        await self.jobs.start(key, ask, by=user, new=new, ack_key=ack)
 
     async def words(self, key: ThreadKey, text: str, user: str, ts: str) -> None:
         """A person's words in a known thread: /new, an answer, an interruption, or a wake."""

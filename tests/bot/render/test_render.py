@@ -278,7 +278,10 @@ def test_question_buttons() -> None:
     assert got[0]["text"]["text"] == "Python" and got[2]["text"]["text"] == "a b"
     assert got[1]["text"]["text"] == long[:74] + "…"
     shown = payload["blocks"][0]["text"]["text"]
-    assert shown.startswith("❓ *Question* from _干活_\nWhich?") and f"2. {long}" in shown  # the full option
+    # the starter's own step asking is flower asking: no engine step name; another workflow's is named
+    assert shown.startswith("❓ *Question*\nWhich?") and f"2. {long}" in shown  # the full option
+    other = render.question_message(42, "Which?", ["Python"], "reviewer")["blocks"][0]["text"]["text"]
+    assert other.startswith("❓ *Question* from _reviewer_\nWhich?")
     assert payload["blocks"][-1]["elements"][0]["text"] == "Reply in this thread to answer in your own words"
 
 

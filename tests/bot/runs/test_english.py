@@ -46,10 +46,18 @@ async def test_an_english_conversation_has_no_chinese_anywhere_flower_writes(mak
     button = next(e for b in q_call.arg("blocks") for e in b.get("elements", []) if e.get("type") == "button")
     await slack.click(CHANNEL, q_ts, button["action_id"], user="U0BOB")
     await posted(slack, thread, "Done: the goal is achieved")
+    # the thread's budget: the acknowledgement (edited into the live status), the question, the
+    # checklist (each verdict an edit) and the answer; two rounds post nothing of their own
+    posts = [c.body.get("text", "")[:40] for c in slack.calls("chat.postMessage", thread_ts=thread)]
+    assert len(posts) <= 4, posts
 
     said = [json.dumps({"text": c.body.get("text"), "blocks": c.body.get("blocks")}, ensure_ascii=False)
             for c in slack.calls() if c.method in ("chat.postMessage", "chat.update", "chat.postEphemeral")]
     assert said and [s for s in said if CJK.search(s)] == []
+    # a person's words: no host path, no token count, no engine step name ("clarify", "set the goal")
+    assert [s[:120] for s in said if str(tmp_path) in s] == []
+    assert [s[:120] for s in said if re.search(r"\b\d+(\.\d)?K\b", s)] == []
+    assert [s[:120] for s in said if re.search(r"\bclarify\b|set the goal|step \*?work", s)] == []
     systems = {r.system for r in fake_model.message_requests}
     assert systems and [s[:200] for s in systems if CJK.search(s)] == []
     prompts = [r.prompt for r in fake_model.message_requests if r.turn == 0]

@@ -249,7 +249,8 @@ async def test_a_click_before_the_bot_knows_its_question_message_still_takes_its
     await make_bot(FAST_BOT)
     thread = await start_thread(slack)
     await thinking.arrived()
-    await slack.wait_for("chat.postMessage", lambda c: "Running" in (c.body.get("text") or ""))  # the status line
+    await slack.wait_until(lambda: [c for c in slack.calls() if c.method in ("chat.postMessage", "chat.update")
+                                    and "Running" in (c.body.get("text") or "")], what="the status line")
     slack.no_answer("chat.postMessage", after=True)  # the question: posted, its answer lost
     thinking.release()
     q = await posted(slack, thread, "Question")
