@@ -3,7 +3,8 @@
 ``names_feedback`` (middleware) reads what the button names; the app's ``allow_list`` runs next,
 so only people allowed in the channel are counted (the rest get its refusal); ``FeedbackClicks``
 records the click (who, which thread and message, which sentiment, when) and thanks the person.
-A second click by the same person on the same message replaces the first.
+A click of the other button replaces the vote; a second click of the same one deselects it
+(Slack's buttons toggle): the vote is withdrawn, and no thanks are said.
 """
 
 from __future__ import annotations
@@ -62,5 +63,7 @@ class FeedbackClicks:
             await ephemeral(self.client, key.channel, user, render.NOT_RECORDED, thread_ts=key.thread_ts)
             return
         await ack()
-        said = render.thanks(context["sentiment"], changed=before is not None and before != context["sentiment"])
+        if before == context["sentiment"]:
+            return  # deselected: withdrawn, nothing to thank for
+        said = render.thanks(context["sentiment"], changed=before is not None)
         await ephemeral(self.client, key.channel, user, said, thread_ts=key.thread_ts)

@@ -37,6 +37,7 @@ __all__ = ["NOTICE_EVENT", "SLACK_FAILED", "UNREACHABLE", "Outbox", "backoff_s",
 RETRY_AFTER_S = 5.0
 MAX_ATTEMPTS = 5  # for posts Slack refused; unreachable ones never run out
 MAX_RETRY_AFTER_S = 60.0
+OPTIONAL_BLOCKS = frozenset({"context_actions"})  # the feedback buttons: a message stands without them
 NOTICE_EVENT = "flower_notice"  # message metadata type carrying the outbox key of each notice posted
 PART_LIMIT = 4_000  # a too-long notice is sent in parts of this size (Slack: keep messages under ~4,000)
 DROP_S = 600.0  # after a "cannot post in this channel", that thread's notices are dropped this long
@@ -228,16 +229,26 @@ class Outbox:
             self._posted.notify_all()
 
     async def _deliver(self, item: Any) -> str | None:
-        """Post the item as it is; too long, or with Block Kit Slack refused, as its text in parts."""
+        """Post the item as it is; with Block Kit Slack refused, without the blocks it may do
+        without (``OPTIONAL_BLOCKS``: the summary keeps its checks), then as its text in parts;
+        too long, as its text in parts."""
         try:
             return await self._chat(item.thread, item.dedupe_key, item.payload)
         except SlackApiError as exc:
             why = classify(exc)
+            kept = [b for b in item.payload.get("blocks") or [] if b.get("type") not in OPTIONAL_BLOCKS]
+            if why == "bad_blocks" and kept and len(kept) < len(item.payload["blocks"]):
+                log.warning("Slack refused the blocks of %s %r (%s); posting it without the feedback buttons",
+                            item.kind, item.dedupe_key, exc.response.get("errors") or error_code(exc))
+                try:
+                    return await self._chat(item.thread, item.dedupe_key, {**item.payload, "blocks": kept})
+                except SlackApiError as again:
+                    exc, why = again, classify(again)
             if why == "bad_blocks" and item.payload.get("blocks"):
                 log.warning("Slack refused the blocks of %s %r (%s); posting its text alone",
                             item.kind, item.dedupe_key, exc.response.get("errors") or error_code(exc))
             elif why != "too_long":
-                raise
+                raise exc
             return await self._in_parts(item, str(item.payload.get("text") or ""), exc)
 
     async def _in_parts(self, item: Any, text: str, refused: SlackApiError) -> str | None:

@@ -3,7 +3,8 @@ feedback people gave a run's result.
 
 A plan is keyed by its thread and a digest of the goal it shows: a restart (same goal) edits the
 message it had, a follow-up that re-derives the goal gets a message of its own. Feedback is one
-row per person and final message: a second click replaces the first.
+row per person and final message: a click of the other button replaces it, and a second click
+of the same one withdraws it (Slack's feedback buttons toggle, and send the same value again).
 """
 
 from __future__ import annotations
@@ -52,8 +53,9 @@ class SurfacesMixin(StoreCore):
 
     async def record_feedback(self, thread: ThreadKey, message_ts: str, user: str,
                               sentiment: Sentiment) -> Sentiment | None:
-        """Record ``user``'s ``sentiment`` on the final message ``message_ts``; the one it replaced
-        (None for a first click)."""
+        """Record ``user``'s click of ``sentiment`` on the final message ``message_ts``; the one it
+        replaced (None for a first click). When that was ``sentiment`` itself, the click deselected
+        the button: the feedback is withdrawn (its row deleted)."""
         if sentiment not in get_args(Sentiment):
             raise StoreError(f"feedback must be 'positive' or 'negative'; got {sentiment!r}. "
                              "Pass the sentiment of the button clicked.")
@@ -64,6 +66,9 @@ class SurfacesMixin(StoreCore):
         where = f"{_THREAD} AND message_ts = ? AND user_id = ?"
         with self._immediate(conn):
             row = conn.execute(f"SELECT sentiment FROM feedback WHERE {where}", (*key, message_ts, user)).fetchone()
+            if row and row[0] == sentiment:
+                conn.execute(f"DELETE FROM feedback WHERE {where}", (*key, message_ts, user))
+                return row[0]
             conn.execute("INSERT INTO feedback (team, channel, thread_ts, message_ts, user_id, sentiment, at) "
                          "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (team, channel, thread_ts, message_ts, user_id) "
                          "DO UPDATE SET sentiment = excluded.sentiment, at = excluded.at",

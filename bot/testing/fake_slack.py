@@ -178,6 +178,11 @@ class FakeSlack(Interactions):
         """The next `times` calls of `method` answer 200 `{"ok": false, "error": error}`."""
         self.web.inject(method, Fault("api_error", times, error=error))
 
+    def refuse_blocks(self, *types: str) -> None:
+        """From now on a message with a block of one of ``types`` is refused (``invalid_blocks``),
+        as by a Slack that does not know the block (``context_actions`` in an older workspace)."""
+        self.methods.refused_blocks.update(types)
+
     def refuse_token(self, token: str, error: str | None = "invalid_auth") -> None:
         """Every later call with `token` answers `error` (`invalid_auth`, `token_revoked`,
         `account_inactive`: a revoked or uninstalled token); `error=None` accepts it again."""

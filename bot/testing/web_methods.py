@@ -22,6 +22,7 @@ class WebMethods:
         self.ephemerals: list[dict] = []  # chat.postEphemeral messages: seen by one person, never in history
         self.refused_tokens: dict[str, str] = {}  # token -> the error every call with it answers (revoked...)
         self.refused_posts: dict[str, str] = {}  # channel id -> the error chat.postMessage there answers
+        self.refused_blocks: set[str] = set()  # block types this workspace's Slack does not take (invalid_blocks)
         self.statuses: dict[tuple[str, str], str] = {}  # (channel, thread_ts) -> the status line shown ("" cleared)
         self.sessions: dict[tuple[str, str], dict] = {}  # (channel, thread_ts) -> {"title", "statuses": [...]}
         self._handlers: dict[str, Callable[[dict], dict]] = {
@@ -92,8 +93,12 @@ class WebMethods:
         }
 
     def blocks_arg(self, args: dict) -> list | None:
-        """The blocks argument, parsed; blocks without a block_id get one, as Slack assigns them."""
+        """The blocks argument, parsed; blocks without a block_id get one, as Slack assigns them.
+        A block of a refused type is ``invalid_blocks``, with Slack's pointer to it."""
         blocks = parse_json_field(args.get("blocks"), name="blocks")
+        for n, block in enumerate(blocks if isinstance(blocks, list) else []):
+            if isinstance(block, dict) and block.get("type") in self.refused_blocks:
+                raise ApiError("invalid_blocks", _said(f"unsupported type: {block['type']} [json-pointer:/blocks/{n}]"))
         if isinstance(blocks, list):
             blocks = [
                 b | {"block_id": self.store.next_id("b")} if isinstance(b, dict) and "block_id" not in b else b
