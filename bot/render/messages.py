@@ -183,6 +183,7 @@ def status_message(
     question_link: str = "",
     reason: str = "",
     unfenced: bool = False,
+    heard: str = "",
 ) -> Payload:
     """The one status message of a run, edited in place: state, what it is doing (``doing_words``),
     round, cost, elapsed.
@@ -208,6 +209,8 @@ def status_message(
     if reason.strip():
         line += "\n" + texts.STATUS_REASON.format(reason=escape(clip(" ".join(reason.split()), 500)))
     blocks: list[dict[str, Any]] = [section(line)] + ([context(texts.UNFENCED)] if unfenced else [])
+    if heard.strip():  # a person's words reached the running session: said in words, not only 👀
+        blocks.append(context(texts.HEARD.format(said=escape(clip(" ".join(heard.split()), 150)))))
     controls = [button(texts.STOP_BUTTON, STOP_ACTION, thread or "stop", style="danger", confirm=texts.STOP_CONFIRM),
                 button(texts.START_OVER_BUTTON, NEW_ACTION, thread or "new", confirm=texts.START_OVER_CONFIRM)
                 ] if state in LIVE else []

@@ -72,6 +72,7 @@ STATUS_STATE = {
 STATUS_QUESTION_LINK = " (<{link}|the question>)"  # after "Waiting for an answer": where to answer
 STATUS_REASON = "Why: {reason}"  # under a failed run's status line
 STATUS_DOING = "*{doing}*"
+HEARD = "💬 Your words reached the run: “{said}”"  # under the status line once they did
 STATUS_LINE = "is at work: {doing}…"  # Slack's line under the thread, after the app's name
 STATUS_STARTING = "starting"
 STATUS_ROUND = "round {round}"

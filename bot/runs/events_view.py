@@ -16,6 +16,7 @@ from engine import (
     WORK_STEP,
     AskEvent,
     Event,
+    Interrupted,
     ResultReported,
     SessionStarted,
     StepStarted,
@@ -45,6 +46,7 @@ class RunStatus:
     cost_before: float = 0.0
     state: StatusState = "running"
     unfenced: bool = False  # the sandbox is off on this bot: the line says so for as long as it shows
+    heard: str = ""  # the last words a person said that reached the running session
     storm: bool = False  # waiting out a storm of API errors (shown instead of "running")
     reason: str = ""  # why the run failed, once it has
     final_cost: float | None = None  # the manifest's total once the run is over (``finish``)
@@ -102,6 +104,9 @@ class RunStatus:
                 else:
                     self._asked.pop(event.key, None)
                 return None
+            case Interrupted():
+                self.heard = event.said  # said on the status line: the words reached the agent
+                return None
             case WaitingForApi():
                 self.storm = event.phase == "waiting"
         return event_notice(event)
@@ -144,4 +149,4 @@ class RunStatus:
         doing = doing_words(self.step, judging=self.judging, asking=bool(self._asked))
         return status_message(doing=doing, round=self.shown_round, cost_usd=self.cost, elapsed_s=end - self.started, state=self.shown_state,
                               thread=thread, question_link=links[-1] if links else "", reason=self.reason,
-                              unfenced=self.unfenced)
+                              unfenced=self.unfenced, heard=self.heard if self.state in ("running",) else "")

@@ -25,7 +25,7 @@ from bot.notice_keys import notice_key
 from engine import AskEvent, Event
 
 log = logging.getLogger(__name__)
-_REDRAW = ("step", "session", "turn", "result", "storm", "verdict", "ask")  # kinds the status line shows
+_REDRAW = ("step", "session", "turn", "result", "storm", "verdict", "ask", "interrupt")  # kinds the status line shows
 
 
 class StatusFeed:

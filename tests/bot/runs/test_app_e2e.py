@@ -157,6 +157,8 @@ async def test_reply_while_running_interrupts_then_reply_after_finish_wakes(bot,
     reply = slack.user_message(CHANNEL, "use blue", thread_ts=thread)
     await slack.send_event(reply)
     await slack.wait_for("reactions.add", channel=CHANNEL, timestamp=reply["ts"])
+    # once the words reach the running session, the status line says so in words
+    await slack.wait_for("chat.update", lambda c: "Your words reached the run: “use blue”" in str(c.arg("blocks")))
     held.release()
     await posted(slack, thread, "Done: the goal is achieved")
     last = [r for r in fake_model.message_requests if COORDINATOR(r.body) and "use blue" in r.prompt][0]
