@@ -126,9 +126,9 @@ class Intake:
     async def begin(self, key: ThreadKey, ask: str, user: str, ts: str, *, new: bool = False,
                     archived: bool = False) -> None:
         """Start the thread's first run (or its first after ``/new``, which ``archived`` the last):
-        reaction, acceptance reply with the workspace, the run."""
+        reaction, the acknowledgement (which becomes the run's status line), the run."""
         try:
-            ws = self.jobs.workspace(key)
+            self.jobs.workspace(key)  # a thread whose folder cannot be made is refused here
         except ThreadError as exc:
             log.warning("refusing thread %s: %s", key, exc)
             return
