@@ -233,7 +233,7 @@ def started_message(queued_position: int | None = None, *, fenced: bool = True, 
 
 def summary_message(
     ok: bool, cost_usd: float, rounds: int | None, reason: str = "", *,
-    elapsed_s: float | None = None, report: str = "", judged: str = "", checks: Sequence[CheckState] = (),
+    thread_cost: float = 0.0, elapsed_s: float | None = None, report: str = "", judged: str = "", checks: Sequence[CheckState] = (),
     branch: str = "",
 ) -> Payload:
     """The last word of a run, for a reviewer: achieved or not (with the engine's ``reason``), what
@@ -264,7 +264,10 @@ def summary_message(
         facts.append(texts.ROUNDS[rounds != 1].format(n=rounds))
     if elapsed_s is not None:
         facts.append(duration(elapsed_s))
-    facts.append(cost(cost_usd))
+    if round(thread_cost, 2) > round(cost_usd, 2):  # an earlier request of the thread spent too: said once
+        facts.append(texts.COST_BOTH.format(request=cost(cost_usd), thread=cost(thread_cost)))
+    else:
+        facts.append(cost(cost_usd))
     notes = [" · ".join(facts)]
     if branch:
         notes.append(texts.SUMMARY_BRANCH.format(branch=escape(clip(branch, 200))))

@@ -29,6 +29,7 @@ QUEUED = ("🕒 *Queued* — number {position} in line. It starts when a running
 SUMMARY_ACHIEVED = "🌸 *Done: the goal is achieved.*"
 SUMMARY_NOT_ACHIEVED = "❌ *Ended without achieving the goal.*"
 ROUNDS = ("{n} round", "{n} rounds")
+COST_BOTH = "this request {request} · thread {thread}"
 SUMMARY_DONE_HEAD = "*What was done*"  # the coordinator's own report follows
 SUMMARY_CHECKED_HEAD = "*How it was checked*"  # each check of the goal with its state follows
 SUMMARY_JUDGE_SAID = "_The judge:_ "  # before the judge's reason

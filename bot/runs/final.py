@@ -1,9 +1,9 @@
 """A run's last word: what its ``RunResult`` says was done and checked, with the thread's totals.
 
 The coordinator's own report, the judge's reason and the checks come typed from the engine
-(``engine.RunResult``). Totals are the engine's (``StarterRun.totals``: every session's cost
-in the thread, the rounds judged in its request), taken once at the run's end so the status
-line and the final message show the same cost and elapsed time.
+(``engine.RunResult``). Totals are the engine's (``StarterRun.totals``): the request's cost,
+rounds and time, and the thread's cost once, taken at the run's end so the status line and the
+final message show the same figures.
 """
 
 from __future__ import annotations
@@ -17,20 +17,23 @@ from engine import RunResult, StarterRun, check_states
 
 @dataclass(frozen=True)
 class Totals:
-    """The thread so far, as of ``at``: every session's ``cost``, the ``rounds`` judged since
-    ``/new``, and the time since its first request (``elapsed_s``)."""
+    """The thread's current request so far (from its mention, follow-up or ``/new``), as of
+    ``at``: every session's ``cost``, the ``rounds`` judged, its time (``elapsed_s``); and what
+    the whole thread has cost (``thread_cost``)."""
 
     cost: float
     rounds: int
     elapsed_s: float
     at: float
+    thread_cost: float = 0.0
 
 
 def totals(starter: StarterRun, since: float, now: float | None = None) -> Totals:
-    """The thread's totals from the engine and its first request (``since``). Blocking."""
+    """The request's totals from the engine; a thread's first request began at ``since``. Blocking."""
     at = now or time.time()
     spent = starter.totals()
-    return Totals(spent.thread.cost_usd, spent.request.rounds, max(0.0, at - since), at)
+    began = spent.request_began or since
+    return Totals(spent.request.cost_usd, spent.request.rounds, max(0.0, at - began), at, spent.thread.cost_usd)
 
 
 def summary_payload(result: RunResult, sums: Totals, *, reason: str = "",
@@ -39,6 +42,6 @@ def summary_payload(result: RunResult, sums: Totals, *, reason: str = "",
     what is left, and the thread's totals."""
     checks = check_states(result.goal, result.verdict) if result.goal is not None else []
     judged = result.verdict.reason if result.verdict is not None else ""
-    return render.summary_message(result.ok, sums.cost, sums.rounds or None, reason,
+    return render.summary_message(result.ok, sums.cost, sums.rounds or None, reason, thread_cost=sums.thread_cost,
                                   elapsed_s=sums.elapsed_s, report=result.report, judged=judged,
                                   checks=checks, branch=branch)

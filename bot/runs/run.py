@@ -171,6 +171,8 @@ class ThreadRun:
             # words for a stopped run still confirming the requirement: the request stays as it was,
             # and the words reach the resumed clarifier as an interruption (not a new request)
             self.words, self.ask = self.ask, saved
+        if state.waking and self.ask.strip() and not self.resumed:
+            await asyncio.to_thread(self.starter.begin_request)  # a follow-up: its own cost, rounds and time
         if self.ask and (self.new or not self.state.waking):
             await asyncio.to_thread(self.request.save, self.ask)
         self.title = (self.ask if self.new else saved) or self.ask
@@ -232,7 +234,7 @@ class ThreadRun:
         return Finished(result)
 
     async def totals(self) -> Totals:
-        """The thread's totals now: one cost and one elapsed for the status line and the summary."""
+        """The request's totals now: one cost and one elapsed for the status line and the summary."""
         since = await self._since(self.feed.status.started if self.feed else None)
         if self.starter is None:
             return Totals(0.0, 0, max(0.0, time.time() - since), time.time())

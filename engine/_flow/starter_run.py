@@ -100,6 +100,11 @@ class StarterRun:
         begin_request(self.run_dir)
         return archived
 
+    def begin_request(self) -> None:
+        """A follow-up (words that wake a finished run) is a request of its own: its cost, rounds
+        and time count from now (``totals().request``); ``archive`` begins one for ``/new``."""
+        begin_request(self.run_dir)
+
     def totals(self) -> Totals:
         """What the thread and its current request have spent and judged (every session's cost)."""
         return totals(self.run_dir)

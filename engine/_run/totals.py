@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -41,10 +42,12 @@ class Spend:
 
 @dataclass(frozen=True)
 class Totals:
-    """A run_dir's spend: the ``thread``'s since its first request, the ``request``'s since it began."""
+    """A run_dir's spend: the ``thread``'s since its first request, the ``request``'s since it
+    began (at ``request_began``, epoch seconds; None while the thread is on its first request)."""
 
     thread: Spend
     request: Spend
+    request_began: float | None = None
 
 
 def _cost(row: dict[str, Any]) -> float:
@@ -65,27 +68,30 @@ def _thread(run_dir: Path) -> Spend:
     return Spend(sum(_cost(r) for r in rows), sum(1 for r in rows if _judged(r)))
 
 
-def _began(run_dir: Path) -> Spend:
+def _began(run_dir: Path) -> tuple[Spend, float | None]:
     try:
         raw = json.loads((run_dir / TOTALS_FILE).read_text(encoding="utf-8"))
-        return Spend(float(raw.get("cost_usd", 0.0)), int(raw.get("rounds", 0)))
+        at = raw.get("at")
+        return (Spend(float(raw.get("cost_usd", 0.0)), int(raw.get("rounds", 0))),
+                float(at) if isinstance(at, (int, float)) else None)
     except FileNotFoundError:
-        return Spend()  # no request began since the first: the thread's first request
+        return Spend(), None  # no request began since the first: the thread's first request
     except (OSError, ValueError, TypeError, AttributeError) as exc:
         log.warning("%s is unreadable (%s): the request's totals count from the thread's start",
                     run_dir / TOTALS_FILE, exc)
-        return Spend()
+        return Spend(), None
 
 
 def totals(run_dir: str | Path) -> Totals:
     """The run_dir's totals now; zeros before any step ran. Reads two small files."""
     run_dir = Path(run_dir)
     thread = _thread(run_dir)
-    return Totals(thread, thread - _began(run_dir))
+    began, at = _began(run_dir)
+    return Totals(thread, thread - began, at)
 
 
 def begin_request(run_dir: str | Path) -> None:
-    """A new request begins: its cost and rounds count from 0 from now on (the thread's go on)."""
+    """A new request begins now: its cost and rounds count from 0 (the thread's go on)."""
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(run_dir / TOTALS_FILE, asdict(_thread(run_dir)))
+    write_json_atomic(run_dir / TOTALS_FILE, {**asdict(_thread(run_dir)), "at": time.time()})

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import time
 
-from engine._run.totals import Spend, Totals, begin_request, totals
+from engine._run.totals import Spend, begin_request, totals
 
 
 def _rows(tmp_path, rows):
@@ -28,7 +29,10 @@ def test_a_new_request_counts_from_zero_and_the_thread_goes_on(tmp_path):
     assert totals(tmp_path).request == Spend(0.0, 0)
     _rows(tmp_path, [{"step": "j", "ok": True, "cost_usd": 1.0, "role": "judge", "round": 1},
                      {"step": "j", "ok": True, "cost_usd": 0.5, "role": "judge", "round": 1}])
-    assert totals(tmp_path) == Totals(Spend(1.5, 2), Spend(0.5, 1))
+    got = totals(tmp_path)
+    assert (got.thread, got.request) == (Spend(1.5, 2), Spend(0.5, 1))
+    assert got.request_began is not None and abs(got.request_began - time.time()) < 3600  # when it began
+    assert totals(tmp_path / "fresh").request_began is None  # the thread's first request
 
 
 def test_no_manifest_is_nothing_spent_and_an_unreadable_mark_counts_from_the_start(tmp_path):

@@ -123,8 +123,11 @@ async def test_costs_rounds_and_the_final_message_across_a_follow_up(make_bot, s
     second_status = await status_ts(bot, thread)
     final2 = await slack.wait_for("chat.update", lambda c: "Done" in (c.body.get("text") or ""),
                                   ts=second_status, after=mark)
-    assert cost(total2) in final2.body["text"] and cost(total2) in again.body["text"]
-    assert "Added bye.txt as asked." in str(again.arg("blocks")) and "3 rounds" in again.body["text"]
+    # a follow-up is a request of its own: its cost and rounds count from 0; the answer adds the
+    # thread's total once
+    assert cost(total2 - total) in final2.body["text"] and cost(total2) not in final2.body["text"]
+    assert f"this request {cost(total2 - total)} · thread {cost(total2)}" in str(again.arg("blocks"))
+    assert "Added bye.txt as asked." in str(again.arg("blocks")) and "1 round " in again.body["text"] + " "
 
 
 async def test_cost_and_elapsed_survive_a_restart_and_the_notice_names_the_open_question(
@@ -177,5 +180,7 @@ async def test_new_with_a_request_first_says_the_last_run_was_archived(make_bot,
     assert (archived / "需求.md").exists() and str(archived) not in notice.body["text"]
     first = [c for c in slack.calls("chat.postMessage", thread_ts=thread) if c.index >= mark][0]
     assert first is notice and "Started" in notice.body["text"]  # one first reply: archived, then started
+    running = await slack.wait_for("chat.update", lambda c: "Running" in (c.body.get("text") or ""), after=mark)
+    assert "$0.00" in running.body["text"]  # a new request counts from nothing, not the thread's total
     await posted(slack, thread, "Done", after=mark)
     assert len(slack.calls("reactions.add", timestamp=said["ts"])) == 1  # one reaction on the /new
