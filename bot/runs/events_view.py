@@ -33,9 +33,10 @@ WORK_STEPS = frozenset(step_names(WORK_STEP))  # the work step in every language
 class RunStatus:
     """What the status message says about a thread's run: state, what it does, round, cost, elapsed.
 
-    ``started`` is the thread's first request and ``cost_before`` / ``rounds_before`` what earlier
-    runs of the thread spent and judged (``bot.runs.tally``), so the line goes on counting across
-    follow-ups and restarts instead of starting again at $0.00 · 0s and round 1.
+    ``started`` is when the request began (its mention, follow-up or ``/new``) and
+    ``cost_before`` / ``rounds_before`` what earlier runs of the request spent and judged
+    (``StarterRun.totals``), so the line goes on counting across restarts and a parked run taken
+    up again, and starts at $0.00 and round 1 for a new request.
     """
 
     started: float = field(default_factory=time.time)
