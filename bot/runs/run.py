@@ -206,7 +206,7 @@ class ThreadRun:
         assert starter is not None and state is not None, "prepare() first"
         if self.bound is not None and not self.new and self.ask.strip():  # woken by words: its PR may be over
             await s.pull_requests.woken(self.key, self.bound[1].branch)
-        await self._wake_banner(state)
+        banner_ts = await self._wake_banner(state)
         for item in await s.store.drain_inbox(self.key):  # said while queued, maybe before a restart
             starter.note(item.text, by=item.by)
         self.listening = True  # words said from now on reach it (notes are kept until its flow exists)
@@ -223,7 +223,7 @@ class ThreadRun:
                 subscriber.put(event)
 
         ack = await s.store.sent_ts(self.ack_key) if self.ack_key and not self.status_ts else None
-        await self.feed.open(self.status_ts or ack)
+        await self.feed.open(self.status_ts or ack or banner_ts)
         self.feed.start()
         surfaces.start()
         try:
@@ -261,14 +261,19 @@ class ThreadRun:
             await self.s.outbox.send(self.key, "resume", notice_key("resume", self.key, self.restart_notice),
                                      notice["text"])
 
-    async def _wake_banner(self, state: WakeState) -> None:
+    async def _wake_banner(self, state: WakeState) -> str | None:
+        """Say the run picks up where it left off. A follow-up has no status message yet: its
+        banner is its acknowledgement and becomes its status line (its ts is returned)."""
         if not state.waking or self.new:
-            return
+            return None
         # a person's words woke it: one more follow-up (a restart or a take-up brings no words)
         follow_up = await asyncio.to_thread(tally.count_follow_up, run_dir(self.ws)) if self.ask.strip() else 0
         banner = render.wake_banner(follow_up=follow_up, checks=state.checks, said=self.ask)
-        await self.s.outbox.send(self.key, "wake", notice_key("wake", self.key, state.woke, self.banner_key or ""),
-                                 banner["text"], banner["blocks"])
+        key = notice_key("wake", self.key, state.woke, self.banner_key or "")
+        if self.status_ts is None:
+            return await self.s.outbox.post(self.key, "wake", key, banner["text"], banner["blocks"])
+        await self.s.outbox.send(self.key, "wake", key, banner["text"], banner["blocks"])
+        return None
 
     async def _post_question(self, key: ThreadKey, qid: int, q: Question) -> str | None:
         ts = await self.s.questions.post(key, qid, q)

@@ -117,6 +117,9 @@ async def test_costs_rounds_and_the_final_message_across_a_follow_up(make_bot, s
     again = await posted(slack, thread, "Done: the goal is achieved", after=mark)
     later = [c.body.get("text") or "" for c in slack.calls("chat.postMessage", thread_ts=thread) if c.index >= mark]
     assert not any("Round" in t for t in later)
+    # the follow-up's posts: its banner (which becomes its status line), its new goal's checklist,
+    # its answer (the target of 2 is not met: the new checklist is a post of its own)
+    assert len(later) <= 3, [t[:40] for t in later]
 
     total2, rows2 = manifest_total(ws)
     assert total2 > total and len(rows2) > len(rows)
