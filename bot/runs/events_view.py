@@ -150,4 +150,4 @@ class RunStatus:
         doing = doing_words(self.step, judging=self.judging, asking=bool(self._asked))
         return status_message(doing=doing, round=self.shown_round, cost_usd=self.cost, elapsed_s=end - self.started, state=self.shown_state,
                               thread=thread, question_link=links[-1] if links else "", reason=self.reason,
-                              unfenced=self.unfenced, heard=self.heard if self.state in ("running",) else "")
+                              unfenced=self.unfenced, heard=self.heard if self.state == "running" else "")

@@ -19,11 +19,10 @@ from pathlib import Path
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Config
-from bot.folders import ensure_workspace, folder_name
+from bot.folders import ensure_workspace, folder_name, run_dir
 from bot.notice_keys import notice_key
 from bot.records import ACTIVE_STATES
 from bot.render import texts
-from bot.folders import run_dir
 from bot.repos.thread_worktree import mark_fresh, thread_run
 from bot.runs import tally
 from bot.runs.request import SavedRequest
@@ -38,23 +37,10 @@ from bot.slack.agent_sessions import AgentSessions
 from bot.slack.assistant import AssistantStatus
 from bot.slack.outbox import Outbox
 from bot.store.bot_store import BotStore, Thread, ThreadKey
-from engine import StarterRun
 
 __all__ = ["BotOptions", "Jobs"]
 
 log = logging.getLogger(__name__)
-
-
-def _archive_thread(starter: StarterRun, ws: Path, *, fresh_branch: bool) -> Path:
-    """``/new``: the brief, goal, lineage and request go into the workbench's archive (the engine
-    begins a new request: its rounds count from 1), the follow-ups count from 1 again, and a bound
-    thread's next run opens a fresh branch when ``fresh_branch`` (the old branch stays). Blocking."""
-    archived = starter.archive()
-    SavedRequest(ws).archive(starter.paths.workbench.anchor, archived)
-    tally.reset(run_dir(ws))
-    if fresh_branch and starter.isolate:
-        mark_fresh(ws, run_dir(ws))
-    return archived
 
 
 class Jobs:
@@ -157,15 +143,20 @@ class Jobs:
         return True
 
     async def archive(self, key: ThreadKey) -> bool:
-        """``/new``: archive the thread's work (``_archive_thread``), the one place it is done, and
-        close its agent session; the next run starts fresh. False when there was nothing to archive."""
+        """``/new``, the one place it is done: the brief, goal, lineage and request go into the
+        workbench's archive (the engine begins a new request), the follow-ups count from 1 again, a
+        bound thread's next run opens a fresh branch (the old one stays), and the agent session is
+        closed. False when there was nothing to archive."""
         ws = self.workspace(key)
 
-        def archive() -> bool:
+        def archive() -> bool:  # blocking file and git work, off the event loop
             starter = thread_run(ws)
             if not starter.wake_state().has_history:
                 return False
-            _archive_thread(starter, ws, fresh_branch=True)
+            SavedRequest(ws).archive(starter.paths.workbench.anchor, starter.archive())
+            tally.reset(run_dir(ws))
+            if starter.isolate:
+                mark_fresh(ws, run_dir(ws))
             return True
 
         archived = await asyncio.to_thread(archive)
@@ -246,7 +237,7 @@ class Jobs:
             await self.outbox.send(key, "queued", notice_key("queued", key, run.queued_at),
                                    texts.RUN_QUEUED_BEHIND.format(place=len(self._queue)))
         try:
-            outcome = await self._sorted(run, self._in_slot(run))
+            outcome = await self._outcome(run)
         finally:
             if key in self._queue:
                 self._queue.remove(key)
@@ -273,10 +264,10 @@ class Jobs:
             finally:
                 started()
 
-    async def _sorted(self, run: ThreadRun, step) -> Outcome | None:
-        """``step``'s outcome: the one place where a cancel and a crash are sorted out."""
+    async def _outcome(self, run: ThreadRun) -> Outcome:
+        """The run's outcome: the one place where a cancel and a crash are sorted out."""
         try:
-            return await step
+            return await self._in_slot(run)
         except asyncio.CancelledError:
             outcome = run.cancelled()
             if isinstance(outcome, Parked):

@@ -147,8 +147,8 @@ class ThreadRun:
     # -- the run -------------------------------------------------------------------------------
 
     async def prepare(self) -> Outcome | None:
-        """The thread's worktree, its one ``StarterRun`` and wake state, the request, the ``/new``
-        archive and a restart's notice; an outcome when the run cannot go on (else None)."""
+        """The thread's worktree, its one ``StarterRun`` and wake state, the request (a follow-up
+        begins one of its own) and a restart's notice; an outcome when the run cannot go on (else None)."""
         rd, saved = run_dir(self.ws), await asyncio.to_thread(self.request.text)
         try:  # a bound channel: the thread's own worktree and branch (git work off the event loop)
             self.bound = await asyncio.to_thread(open_for_thread, self.s.config.home, self.key, self.ws, rd,
@@ -173,7 +173,7 @@ class ThreadRun:
             self.words, self.ask = self.ask, saved
         if state.waking and self.ask.strip() and not self.resumed:
             await asyncio.to_thread(self.starter.begin_request)  # a follow-up: its own cost, rounds and time
-        if self.ask and (self.new or not self.state.waking):
+        if self.ask and (self.new or not state.waking):
             await asyncio.to_thread(self.request.save, self.ask)
         self.title = (self.ask if self.new else saved) or self.ask
         return None
@@ -212,8 +212,9 @@ class ThreadRun:
         self.listening = True  # words said from now on reach it (notes are kept until its flow exists)
         self.feed = StatusFeed(self.key, store=s.store, client=s.client, outbox=s.outbox,
                                every_s=s.options.status_every_s, status=await self._status())
-        self.surfaces = surfaces = Surfaces(self.key, store=s.store, client=s.client, outbox=s.outbox, status=s.assistant,
-                            sessions=s.sessions, title=self.title, goal_path=starter.paths.goal)
+        self.surfaces = surfaces = Surfaces(self.key, store=s.store, client=s.client, outbox=s.outbox,
+                                            status=s.assistant, sessions=s.sessions, title=self.title,
+                                            goal_path=starter.paths.goal)
         subscribers: list[Subscriber] = [self.feed, surfaces]
 
         def on_event(event: Event) -> None:

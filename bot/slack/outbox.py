@@ -232,24 +232,22 @@ class Outbox:
         """Post the item as it is; with Block Kit Slack refused, without the blocks it may do
         without (``OPTIONAL_BLOCKS``: the summary keeps its checks), then as its text in parts;
         too long, as its text in parts."""
-        try:
-            return await self._chat(item.thread, item.dedupe_key, item.payload)
-        except SlackApiError as exc:
-            why = classify(exc)
-            kept = [b for b in item.payload.get("blocks") or [] if b.get("type") not in OPTIONAL_BLOCKS]
-            if why == "bad_blocks" and kept and len(kept) < len(item.payload["blocks"]):
-                log.warning("Slack refused the blocks of %s %r (%s); posting it without the feedback buttons",
-                            item.kind, item.dedupe_key, exc.response.get("errors") or error_code(exc))
-                try:
-                    return await self._chat(item.thread, item.dedupe_key, {**item.payload, "blocks": kept})
-                except SlackApiError as again:
-                    exc, why = again, classify(again)
-            if why == "bad_blocks" and item.payload.get("blocks"):
-                log.warning("Slack refused the blocks of %s %r (%s); posting its text alone",
-                            item.kind, item.dedupe_key, exc.response.get("errors") or error_code(exc))
-            elif why != "too_long":
-                raise exc
-            return await self._in_parts(item, str(item.payload.get("text") or ""), exc)
+        blocks = item.payload.get("blocks") or []
+        kept = [b for b in blocks if b.get("type") not in OPTIONAL_BLOCKS]
+        tries = [item.payload] + ([{**item.payload, "blocks": kept}] if kept and len(kept) < len(blocks) else [])
+        for payload in tries:
+            try:
+                return await self._chat(item.thread, item.dedupe_key, payload)
+            except SlackApiError as exc:
+                refused = exc
+                if classify(exc) != "bad_blocks":
+                    break
+                log.warning("Slack refused the blocks of %s %r (%s)", item.kind, item.dedupe_key,
+                            exc.response.get("errors") or error_code(exc))
+        why = classify(refused)
+        if why != "too_long" and not (why == "bad_blocks" and blocks):
+            raise refused
+        return await self._in_parts(item, str(item.payload.get("text") or ""), refused)
 
     async def _in_parts(self, item: Any, text: str, refused: SlackApiError) -> str | None:
         """Post ``text`` as plain messages of at most ``PART_LIMIT``, in order; the first one's ts.

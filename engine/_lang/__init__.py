@@ -72,19 +72,24 @@ def other_names(name: str, attribute: str) -> tuple[str, ...]:
     return (name, *[n for n in names if n != name]) if name in names else (name,)
 
 
+# The starter flow's three steps: the table entry naming each, and what a front end calls it
+_STARTER_STEPS: tuple[tuple[str, Literal["clarify", "goal", "work"]], ...] = (
+    ("CLARIFY_STEP", "clarify"), ("GOAL_STEP", "goal"), ("WORK_STEP", "work"))
+
+
 def starter_step(name: str) -> Literal["clarify", "goal", "work"] | None:
     """Which of the starter flow's three steps ``name`` is, in any language (a front end says it
     in a person's words); None for any other step."""
-    for attribute, kind in (("CLARIFY_STEP", "clarify"), ("GOAL_STEP", "goal"), ("WORK_STEP", "work")):
+    for attribute, kind in _STARTER_STEPS:
         if name in {getattr(t, attribute) for t in _TABLES.values()}:
-            return kind  # type: ignore[return-value]
+            return kind
     return None
 
 
 def step_names(name: str) -> tuple[str, ...]:
     """``name`` and, for the starter's three steps, its name in every other language: a step's
     session is found again when a workspace is resumed in the other language."""
-    for attribute in ("CLARIFY_STEP", "GOAL_STEP", "WORK_STEP"):
+    for attribute, _ in _STARTER_STEPS:
         names = other_names(name, attribute)
         if len(names) > 1:
             return names
