@@ -107,7 +107,7 @@ class Jobs:
             run = ThreadRun(key, self._services, ask=ask, new=new, banner_key=banner_key, status_ts=status_ts,
                             ack_key=ack_key, resumed=resumed, restart_notice=restart_notice, queued_at=thread.updated_at)
             if not new:
-                await asyncio.to_thread(run.request.keep_first, ask)
+                run.first = await asyncio.to_thread(run.request.keep_first, ask)
             run.task = asyncio.create_task(self._run(run), name=f"flower-run-{folder_name(key)}")
             self._runs[key] = run
             return True

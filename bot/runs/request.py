@@ -30,12 +30,15 @@ class SavedRequest:
     def save(self, ask: str) -> None:
         write_text_atomic(self.path, ask)
 
-    def keep_first(self, ask: str) -> None:
+    def keep_first(self, ask: str) -> bool:
         """Save ``ask`` now when no request is saved yet: a thread's first request is on disk before
         its run begins, so a kill before then leaves a restart something to redo. Any later
-        request is saved by the run, which knows whether it replaces this one (``ThreadRun.prepare``)."""
+        request is saved by the run, which knows whether it replaces this one (``ThreadRun.prepare``).
+        True when ``ask`` was saved now: it is the thread's request, not words for a stopped run."""
         if ask and not self.path.exists():
             self.save(ask)
+            return True
+        return False
 
     def archive(self, anchor: Path, into: Path) -> None:
         """Move it into ``into``, an archive folder in the agent's workbench under ``anchor`` (no

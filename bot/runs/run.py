@@ -114,6 +114,7 @@ class ThreadRun:
         self.surfaces: Surfaces | None = None
         self.title = ""  # the thread's request: its agent session's title
         self.words = ""  # said to a stopped run still confirming: given to its first step as an interruption
+        self.first = False  # ``ask`` is the thread's first request, saved just now (not words for a stopped run)
         self.listening = False  # words reach the engine from now on (before: they wait in bot.db)
         self.stopping = False  # Stop was pressed: the task is being cancelled for good
         self.abandoned = False  # another replica took the thread over: cancelled as in a shutdown
@@ -167,7 +168,7 @@ class ThreadRun:
             if not state.waking and not self.ask:
                 return Nothing()
             await self._restarted(state)
-        elif self.ask and not self.new and not state.waking and saved:
+        elif self.ask and not self.new and not state.waking and saved and not self.first:
             # words for a stopped run still confirming the requirement: the request stays as it was,
             # and the words reach the resumed clarifier as an interruption (not a new request)
             self.words, self.ask = self.ask, saved
