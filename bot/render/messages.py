@@ -234,13 +234,15 @@ def started_message(queued_position: int | None = None, *, fenced: bool = True, 
 def summary_message(
     ok: bool, cost_usd: float, rounds: int | None, reason: str = "", *,
     thread_cost: float = 0.0, elapsed_s: float | None = None, report: str = "", judged: str = "", checks: Sequence[CheckState] = (),
-    branch: str = "",
+    branch: str = "", checklist_link: str = "", heard: Sequence[tuple[str, int | None]] = (),
 ) -> Payload:
     """The last word of a run, for a reviewer: achieved or not (with the engine's ``reason``), what
-    was done (the coordinator's ``report``), how it was checked (the judge's ``judged`` reason and
-    each check's state; the judge's reason only where a check failed or the goal was missed), what
-    is left (the failing checks), then rounds, elapsed, cost and the branch of a bound channel. No
-    host path: the status message's "Continue in a terminal" shows it to whoever asks.
+    was done (the coordinator's ``report``), what became of words said during the run (``heard``:
+    each with the round it reached, None before the work), the checklist's outcome in one line
+    with a link to it (``checklist_link``; the checklist itself shows each check), the judge's
+    ``judged`` reason only where a check failed or the goal was missed, what is left (the failing
+    checks), then rounds, elapsed, cost and the branch of a bound channel. No host path: the
+    status message's "Continue in a terminal" shows it to whoever asks.
 
     The engine's texts are escaped and cut to fit (``MAX_REPORT_BLOCKS`` for the report); the
     payload keeps blocks free below Slack's 50 for blocks appended after these.
@@ -249,14 +251,14 @@ def summary_message(
     blocks = blocks_for(reason, lead=head + "\n", max_blocks=2) if reason.strip() else [section(head)]
     if report.strip():
         blocks += blocks_for(report.strip(), lead=texts.SUMMARY_DONE_HEAD + "\n", max_blocks=MAX_REPORT_BLOCKS)
-    shown = [texts.CHECK_LINE.format(mark=texts.CHECK_MARK.get(c.state, "•"), n=c.number,
-                                     text=escape(clip(c.text, 300)), note=texts.CHECK_NOTE.get(c.state, ""))
-             for c in checks]
-    if judged.strip() or shown:
-        blocks.append(section(texts.SUMMARY_CHECKED_HEAD + "".join("\n" + line for line in shown)))
-        if judged.strip() and (not ok or any(c.state == "failing" for c in checks)):
-            blocks += blocks_for(judged.strip(), lead=texts.SUMMARY_JUDGE_SAID, max_blocks=3)
-    left = [line for c, line in zip(checks, shown) if c.state == "failing"]
+    for said, at in heard[-3:]:
+        blocks.append(context(_heard_line(said, at, rounds)))
+    if checks:
+        blocks.append(section(_checks_line(checks, checklist_link)))
+    if judged.strip() and (not ok or any(c.state == "failing" for c in checks)):
+        blocks += blocks_for(judged.strip(), lead=texts.SUMMARY_JUDGE_SAID, max_blocks=3)
+    left = [texts.CHECK_LINE.format(mark=texts.CHECK_MARK["failing"], n=c.number, text=escape(clip(c.text, 300)),
+                                    note="") for c in checks if c.state == "failing"]
     if left:
         blocks.append(section(clip(texts.SUMMARY_LEFT_HEAD + "\n" + "\n".join(left), MAX_SECTION_TEXT)))
     facts = []
@@ -275,6 +277,25 @@ def summary_message(
     plain = " ".join(p for p in (head.replace("*", ""), reason.strip(), " · ".join(facts),
                                  clip(" ".join(report.split()), 1000)) if p)
     return {"text": fallback(plain), "blocks": blocks}
+
+
+def _checks_line(checks: Sequence[CheckState], link: str) -> str:
+    passed = sum(c.state == "passed" for c in checks)
+    mark = texts.CHECK_MARK["passed" if passed == len(checks) else
+                            "failing" if any(c.state == "failing" for c in checks) else "unverifiable"]
+    line = texts.SUMMARY_CHECKS[len(checks) != 1].format(mark=mark, passed=passed, total=len(checks))
+    url = link_url(link)
+    return line + (texts.SUMMARY_CHECKLIST_LINK.format(link=url) if url else "")
+
+
+def _heard_line(said: str, at: int | None, rounds: int | None) -> str:
+    """Words that reached the running work, and what followed: the rounds that ran with them."""
+    if at:
+        n = max(1, (rounds or at) - at + 1)
+        effect, when = texts.HEARD_ROUNDS[n != 1].format(n=n), texts.HEARD_WHEN.format(round=at)
+    else:
+        effect, when = texts.HEARD_BEFORE_WORK, ""
+    return texts.SUMMARY_HEARD.format(said=escape(clip(" ".join(said.split()), 150)), when=when, effect=effect)
 
 
 def refusal(user_id: str, *, reason: Literal["user", "channel"] = "user") -> Payload:

@@ -31,7 +31,13 @@ SUMMARY_NOT_ACHIEVED = "❌ *Ended without achieving the goal.*"
 ROUNDS = ("{n} round", "{n} rounds")
 COST_BOTH = "this request {request} · thread {thread}"
 SUMMARY_DONE_HEAD = "*What was done*"  # the coordinator's own report follows
-SUMMARY_CHECKED_HEAD = "*How it was checked*"  # each check of the goal with its state follows
+# the checklist's outcome in one line: (one check, several); a link to the checklist follows
+SUMMARY_CHECKS = ("{mark} *{passed} of {total} check passed*", "{mark} *{passed} of {total} checks passed*")
+SUMMARY_CHECKLIST_LINK = " · <{link}|the checklist>"
+SUMMARY_HEARD = "💬 You said “{said}”{when}: {effect}."  # words that reached the running work
+HEARD_WHEN = " in round {round}"
+HEARD_ROUNDS = ("the work went on with it for {n} round", "the work went on with it for {n} rounds")
+HEARD_BEFORE_WORK = "the goal was set with it"  # said while the request was confirmed or planned
 SUMMARY_JUDGE_SAID = "_The judge:_ "  # before the judge's reason
 SUMMARY_LEFT_HEAD = "*What is left*"  # the checks still failing
 SUMMARY_BRANCH = "Branch `{branch}`"

@@ -21,11 +21,20 @@ from bot.repos.git import RepoError, remotes
 from bot.repos.worktrees import summary as repo_summary
 from bot.runs.final import summary_payload
 from bot.runs.outcome import Failed, Finished, Outcome, Parked, ShutDown, Stopped, state_after
+from bot.runs.plan_feed import goal_digest
 from bot.runs.run import ThreadRun
+from bot.slack.quick import permalink
+from engine import RunResult
 
 log = logging.getLogger(__name__)
 
 __all__ = ["after", "conclude"]
+
+
+async def _checklist_link(run: ThreadRun, result: RunResult) -> str:
+    """Where the final answer's one line about the checks points: the run's checklist message."""
+    ts = await run.s.store.plan_ts(run.key, goal_digest(result.goal)) if result.goal is not None else None
+    return await permalink(run.s.client, run.key.channel, ts) if ts else ""
 
 
 async def conclude(run: ThreadRun, outcome: Outcome) -> None:
@@ -44,7 +53,9 @@ async def conclude(run: ThreadRun, outcome: Outcome) -> None:
             log.warning("run in %s ended without its goal: %s", name, reason)
         status_ts = feed.ts if feed is not None else None
         branch = run.bound[1].branch if run.bound is not None else ""
-        summary = with_feedback(summary_payload(result, totals, reason=reason, branch=branch), key)
+        heard = feed.status.heard_in if feed is not None else []
+        summary = with_feedback(summary_payload(result, totals, reason=reason, branch=branch, heard=heard,
+                                                checklist_link=await _checklist_link(run, result)), key)
         await s.outbox.send(key, "summary", notice_key("summary", key, status_ts), summary["text"], summary["blocks"])
         if run.bound is not None:  # right under the summary: Push, the pull request and Diff act on it
             await _post_branch(run, pr_text.report_from(result, cost=totals.cost, rounds=totals.rounds), status_ts)

@@ -48,6 +48,7 @@ class RunStatus:
     state: StatusState = "running"
     unfenced: bool = False  # the sandbox is off on this bot: the line says so for as long as it shows
     heard: str = ""  # the last words a person said that reached the running session
+    heard_in: list[tuple[str, int | None]] = field(default_factory=list)  # each with the round it reached
     storm: bool = False  # waiting out a storm of API errors (shown instead of "running")
     reason: str = ""  # why the run failed, once it has
     final_cost: float | None = None  # the manifest's total once the run is over (``finish``)
@@ -107,6 +108,7 @@ class RunStatus:
                 return None
             case Interrupted():
                 self.heard = event.said  # said on the status line: the words reached the agent
+                self.heard_in.append((event.said, self.shown_round))  # and in the final answer, with what followed
                 return None
             case WaitingForApi():
                 self.storm = event.phase == "waiting"

@@ -9,6 +9,7 @@ final message show the same figures.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.render import messages as render
@@ -36,12 +37,12 @@ def totals(starter: StarterRun, since: float, now: float | None = None) -> Total
     return Totals(spent.request.cost_usd, spent.request.rounds, max(0.0, at - began), at, spent.thread.cost_usd)
 
 
-def summary_payload(result: RunResult, sums: Totals, *, reason: str = "",
-                    branch: str = "") -> render.Payload:
-    """The final message of a finished run: achieved or not, what was done, how it was checked,
-    what is left, and the thread's totals."""
+def summary_payload(result: RunResult, sums: Totals, *, reason: str = "", branch: str = "",
+                    checklist_link: str = "", heard: Sequence[tuple[str, int | None]] = ()) -> render.Payload:
+    """The final message of a finished run: achieved or not, what was done, what became of the
+    words ``heard`` during it, the checklist's outcome (linked), what is left, and the totals."""
     checks = check_states(result.goal, result.verdict) if result.goal is not None else []
     judged = result.verdict.reason if result.verdict is not None else ""
     return render.summary_message(result.ok, sums.cost, sums.rounds or None, reason, thread_cost=sums.thread_cost,
                                   elapsed_s=sums.elapsed_s, report=result.report, judged=judged,
-                                  checks=checks, branch=branch)
+                                  checks=checks, branch=branch, checklist_link=checklist_link, heard=heard)

@@ -160,6 +160,7 @@ class Jobs:
             return True
 
         archived = await asyncio.to_thread(archive)
+        await self.store.forget_plans(key)
         await self.sessions.set(key, "closed")
         return archived
 

@@ -3,10 +3,12 @@ place after every verdict with each check's state.
 
 The goal is read from its file (``StarterRun.paths.goal``), so no step name is needed: a step
 that starts with a complete goal on disk means the goal is set (the goal step writes it before
-the next step starts). Each goal gets one message, found again by a digest of its checks in
-``bot.db``: a restart edits the message it had; a follow-up that re-derives the goal, or a
-person amending it, gets a new message with the new checks. The verdict's prose stays the
-status feed's notice; this only shows the states.
+the next step starts). A thread has one checklist message per request (its first, or one after
+``/new``), found again by a digest of its goal's checks in ``bot.db``: a restart edits the
+message it had, and a follow-up that re-derives the goal, or a person amending it, edits the
+thread's checklist to show the new checks (a post only where a person should be notified: a
+follow-up posts its acknowledgement and its answer, nothing more). ``/new`` forgets the
+thread's checklists, so its request posts one of its own. This only shows the states.
 """
 
 from __future__ import annotations
@@ -75,12 +77,17 @@ class PlanFeed:
         return goal if goal is not None and goal.complete() else None
 
     async def _message(self, goal: Goal, states: list[CheckState]) -> tuple[str | None, bool]:
-        """The ts of the goal's checklist message, posting it (showing ``states``) when it has
-        none yet; and whether it was posted just now."""
+        """The ts of the goal's checklist message, showing ``states`` there when the goal has
+        none yet (the thread's checklist edited, else a post); and whether it was shown just now."""
         digest = goal_digest(goal)
         ts = await self.store.plan_ts(self.key, digest)
         if ts is not None:
             return ts, False
+        ts = await self.store.latest_plan_ts(self.key)
+        if ts is not None:  # a new goal of the same request: edited first, so a kill before the row edits again
+            await self._edit(ts, states)
+            await self.store.set_plan_ts(self.key, digest, ts)
+            return ts, True
         self._shown = states
         shown = render_plan.plan_message(states)
         # the outbox key too finds the message again, if a kill came between the post and the row

@@ -51,6 +51,16 @@ class SurfacesMixin(StoreCore):
             "DO UPDATE SET message_ts = excluded.message_ts, created_at = excluded.created_at",
             *ThreadKey(*thread), goal_digest, message_ts, self._now())
 
+    async def latest_plan_ts(self, thread: ThreadKey) -> str | None:
+        """The ts of ``thread``'s newest checklist message (of any goal), or None."""
+        rows = await self._rows(f"SELECT message_ts FROM plans WHERE {_THREAD} ORDER BY created_at DESC LIMIT 1",
+                                *ThreadKey(*thread))
+        return rows[0][0] if rows else None
+
+    async def forget_plans(self, thread: ThreadKey) -> None:
+        """``/new``: the thread's checklist messages stay as they are, and the next goal posts its own."""
+        await self._changed(f"DELETE FROM plans WHERE {_THREAD}", *ThreadKey(*thread))
+
     async def record_feedback(self, thread: ThreadKey, message_ts: str, user: str,
                               sentiment: Sentiment) -> Sentiment | None:
         """Record ``user``'s click of ``sentiment`` on the final message ``message_ts``; the one it

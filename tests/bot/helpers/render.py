@@ -7,7 +7,7 @@ import re
 from bot.testing.limits import block_problems, check_message
 from bot.text.split import utf16_len
 
-OUR_MARKUP = re.compile(r"<@[UW][A-Z0-9]+>")
+OUR_MARKUP = re.compile(r"<@[UW][A-Z0-9]+>|<https://[^|<>\s]+\|[^<>]+>")  # a mention, or a link we made
 
 
 def assert_slack_ok(payload: dict) -> None:

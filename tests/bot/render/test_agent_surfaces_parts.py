@@ -41,7 +41,7 @@ async def _feed(slack, tmp_path: Path, key: ThreadKey, goal: Path) -> tuple[Plan
     return PlanFeed(key, store=store, client=client, outbox=outbox, goal_path=goal), outbox, store
 
 
-async def test_a_restart_edits_the_checklist_it_posted_and_a_new_goal_gets_its_own(fake_slack, tmp_path):
+async def test_a_restart_edits_the_checklist_it_posted_and_a_new_goal_edits_it_too_until_new(fake_slack, tmp_path):
     slack = fake_slack
     thread = slack.mention(CHANNEL, "write hello.txt")["ts"]
     key = ThreadKey("T0001", CHANNEL, thread)
@@ -62,12 +62,18 @@ async def test_a_restart_edits_the_checklist_it_posted_and_a_new_goal_gets_its_o
     shown = slack.message(CHANNEL, ts)["blocks"][0]
     assert [t["status"] for t in shown["tasks"]] == ["complete", "error"]
 
-    goal.write_text(NEW_GOAL, encoding="utf-8")  # a follow-up re-derived the goal
+    goal.write_text(NEW_GOAL, encoding="utf-8")  # a follow-up re-derived the goal: the same message shows it
     await feed.apply(StepStarted("work", index=2, total=3, woke=2))
+    await feed.apply(VerdictGiven("work", round=1, state="not_yet", reason="no", failed=("3",)))
+    assert len(_plans(slack, thread)) == 1
+    shown = slack.message(CHANNEL, ts)["blocks"][0]["tasks"]
+    assert [t["title"] for t in shown] == ["hello.txt exists", "it says hi", "README.md exists"]
+    assert [t["status"] for t in shown] == ["complete", "complete", "error"]
+
+    await store.forget_plans(key)  # /new: its request's goal gets a checklist of its own
+    await feed.apply(StepStarted("work", index=2, total=3))
     assert len(_plans(slack, thread)) == 2
-    new = _plans(slack, thread)[1].arg("blocks")[0]
-    assert [t["title"] for t in new["tasks"]] == ["hello.txt exists", "it says hi", "README.md exists"]
-    assert [t["status"] for t in slack.message(CHANNEL, ts)["blocks"][0]["tasks"]] == ["complete", "error"]
+    assert [t["status"] for t in slack.message(CHANNEL, ts)["blocks"][0]["tasks"]] == ["complete", "complete", "error"]
     await outbox.close()
     store.close()
 

@@ -58,18 +58,25 @@ def test_waiting_links_the_question_then_runs_again_and_a_failure_says_why():
 def test_the_final_message_says_what_was_done_how_it_was_checked_and_what_is_left():
     checks = [CheckState(1, "hello.txt exists", "passed"), CheckState(2, "it says <hi>", "failing"),
               CheckState(3, "runs on macOS", "unverifiable")]
+    link = "https://example.slack.com/archives/C1/p1700000001000000"
     payload = render.summary_message(False, 1.234, 4, "the judge's rounds ran out", elapsed_s=3723,
                                      report="Wrote hello.txt.\n```\nhi\n```", judged="Content is wrong",
-                                     checks=checks, branch="flower/hello-1")
+                                     checks=checks, branch="flower/hello-1", checklist_link=link,
+                                     heard=[("use <tabs>", 3), ("in Go", None)])
     assert_slack_ok(payload)
     shown = str(payload["blocks"])
     for word in ["Ended without achieving the goal", "the judge's rounds ran out", "What was done", "Wrote hello.txt.",
-                 "How it was checked", "✅ 1. hello.txt exists", "❌ 2. it says &lt;hi&gt;",
-                 "⚠️ 3. runs on macOS _(can't be verified here)_", "The judge:_ Content is wrong", "What is left",
+                 f"❌ *1 of 3 checks passed* · <{link}|the checklist>", "❌ 2. it says &lt;hi&gt;",
+                 "The judge:_ Content is wrong", "What is left",
+                 "You said “use &lt;tabs&gt;” in round 3: the work went on with it for 2 rounds.",
+                 "You said “in Go”: the goal was set with it.",
                  "4 rounds · 1h 02m · $1.23", "Branch `flower/hello-1`"]:
         assert word in shown, word
+    assert "hello.txt exists" not in shown  # each check is the checklist's: the answer says the outcome once
     left = next(b for b in payload["blocks"] if "What is left" in str(b))
-    assert "it says" in str(left) and "hello.txt exists" not in str(left)
+    assert "it says" in str(left)
+    passed = str(render.summary_message(True, 1, 1, checks=[CheckState(1, "x", "passed")])["blocks"])
+    assert "✅ *1 of 1 check passed*" in passed and "the checklist" not in passed and "The judge" not in passed
     huge = render.summary_message(True, 1, 1, report="x" * 100_000, judged="y" * 20_000,
                                   checks=[CheckState(n, "c" * 500, "passed") for n in range(1, 200)])
     assert_slack_ok(huge)
