@@ -117,14 +117,14 @@ CLOSED_STARTED_OVER = "Closed: the thread started over."
 WAIT = "{n:g} {unit}"
 WAIT_UNIT = {"hour": ("hour", "hours"), "minute": ("minute", "minutes"), "second": ("second", "seconds")}
 DEADLINE_DEFAULT = "If nobody answers within {wait}, I'll go on with {default}."
-DEADLINE_PARKS = "If nobody answers within {wait}, the run is parked until somebody does."
+DEADLINE_PARKS = "If nobody answers within {wait}, the run pauses until somebody does."
 WITHIN = " in {wait}"
 WITHIN_TIME = " in time"
 MOVED_ON_CLOSED = "Closed without an answer: the run moved on."
 MOVED_ON = "⏱️ The question above was closed without an answer: the run moved on. Reply here to steer it."
 DEFAULT_TAKEN_CLOSED = "No answer{within}: going on with {default}."
 DEFAULT_TAKEN = "⏱️ No answer{within}: going on with *{default}*."
-PARKED = ("⏸️ Parked: nobody answered the question above{within}, and the run cannot go on without it. "
+PARKED = ("⏸️ Paused: nobody answered the question above{within}, and the run cannot go on without it. "
           "Answer it (a button, or a reply in this thread) and the run picks up where it stopped; "
           "`/new` starts over instead.")
 

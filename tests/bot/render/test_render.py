@@ -421,10 +421,10 @@ def test_deadline_texts_say_what_happens_next() -> None:
 
     assert rd.deadline_note(None, "x") is None and rd.deadline_note(0, None) is None
     assert rd.deadline_note(1800, "8080") == "If nobody answers within 30 minutes, I'll go on with 8080."
-    assert rd.deadline_note(3600, None) == "If nobody answers within 1 hour, the run is parked until somebody does."
+    assert rd.deadline_note(3600, None) == "If nobody answers within 1 hour, the run pauses until somebody does."
     assert rd.timed_out(90, "8080") == ("No answer in 1.5 minutes: going on with 8080.",
                                         "⏱️ No answer in 1.5 minutes: going on with *8080*.")
     assert "closed without an answer" in rd.timed_out(None, None)[1]
     parked = rd.parked(1800)
-    assert parked.startswith("⏸️ Parked: nobody answered the question above in 30 minutes")
+    assert parked.startswith("⏸️ Paused: nobody answered the question above in 30 minutes")
     assert "Answer it" in parked and "`/new`" in parked

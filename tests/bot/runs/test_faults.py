@@ -75,8 +75,8 @@ async def test_a_question_without_a_default_parks_the_run_until_it_is_answered(
     key = ThreadKey("T0001", CHANNEL, thread)
 
     q = await posted(slack, thread, "Question")
-    assert "the run is parked until somebody does" in str(q.arg("blocks"))
-    notice = await posted(slack, thread, "Parked: nobody answered the question above in 0.5 seconds")
+    assert "the run pauses until somebody does" in str(q.arg("blocks"))
+    notice = await posted(slack, thread, "Paused: nobody answered the question above in 0.5 seconds")
     assert "Answer it" in notice.body["text"] and "`/new`" in notice.body["text"]
     await settled(bot, key)
     thread_row = await bot.store.get_thread(key)
@@ -102,7 +102,7 @@ async def test_a_question_without_a_default_parks_the_run_until_it_is_answered(
     await marked_done(bot, key)
     shown = texts(slack, thread)
     assert sum("Question" in t for t in shown) == 1  # asked once, answered once
-    assert sum("Parked:" in t for t in shown) == 1
+    assert sum("Paused: nobody answered" in t for t in shown) == 1
 
 
 async def test_a_coordinator_parked_mid_work_resumes_on_a_reply_with_one_wake_banner(make_bot, slack_env, fake_model):
@@ -115,7 +115,7 @@ async def test_a_coordinator_parked_mid_work_resumes_on_a_reply_with_one_wake_ba
     key = ThreadKey("T0001", CHANNEL, thread)
 
     await posted(slack, thread, "Question: 覆盖")
-    await posted(slack, thread, "Parked:")
+    await posted(slack, thread, "Paused: nobody answered")
     assert (await bot.store.get_thread(key)).state == "parked"
     await slack.send_event(slack.user_message(CHANNEL, "覆盖吧", thread_ts=thread))  # a reply answers it
     await posted(slack, thread, "Picking up where this left off")
@@ -133,7 +133,7 @@ async def test_new_in_a_parked_thread_closes_its_question_for_good(make_bot, sla
     bot = await make_bot(BotOptions(runtime=FAST, flow={"timeout_s": 0.2}, status_every_s=0))
     thread = await start_thread(slack)
     q = await posted(slack, thread, "Question")
-    await posted(slack, thread, "Parked:")
+    await posted(slack, thread, "Paused: nobody answered")
     button = next(e for b in q.arg("blocks") for e in b.get("elements", []) if e.get("type") == "button")
     stale = slack.click_payload(CHANNEL, q.response["ts"], button["action_id"], user="U0BOB")  # an old client's view
 
