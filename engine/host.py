@@ -15,6 +15,7 @@ from engine._files import write_json_atomic, write_text_atomic
 from engine._run.launcher import check_cli
 from engine._run.manifest import MANIFEST_FILE, read_manifest
 from engine._run.signals import install as install_signal_rescue
+from engine._run.spend import SpendGuard, estimate_usd
 from engine._stores.pg_pool import PgDatabase, redact
 from engine._stores.pg_schema import Migration
 from engine._stores.sqlite_db import immediate, open_sqlite
@@ -42,4 +43,7 @@ __all__ = [
     "install_signal_rescue",
     # Words: a token count as a person reads it (80.2K)
     "human_tokens",
+    # Spend: a limit the runtime asks at every message (Runtime(spend=...)), and a call's list price
+    "SpendGuard",
+    "estimate_usd",
 ]

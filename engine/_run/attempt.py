@@ -62,6 +62,7 @@ class AttemptHooks:
 
     on_session: Callable[[str], None] = lambda sid: None
     on_context: Callable[[int], str | None] = lambda tokens: None  # returns a stop reason
+    on_message: Callable[[AssistantMessage], str | None] = lambda msg: None  # workers' too; a stop reason
     on_result: Callable[[AttemptOutcome], None] = lambda outcome: None
     stop_requests: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
 
@@ -115,6 +116,9 @@ async def run_attempt(
                 see_session(msg.data.get("session_id"))
             elif isinstance(msg, AssistantMessage):
                 see_session(msg.session_id)
+                reason = hooks.on_message(msg)
+                if reason:
+                    await stop(reason)
                 if msg.parent_tool_use_id is not None:
                     continue  # a subagent's message: not the main thread's context
                 if msg.error:

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from engine._events import FailureKind
 
-FatalCause = Literal["auth", "billing", "forbidden", "model", "cli"]
+FatalCause = Literal["auth", "billing", "forbidden", "model", "cli", "spend"]
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 
@@ -33,7 +33,7 @@ _FATAL = re.compile(
     r"invalid x-api-key|permission[ _-]denied|billing|credit balance|insufficient[ _-]quota|"
     r"model.{0,40}not[ _-]found|not_found_error|invalid_request|\b400\b|bad request|"
     r"oauth token|account.{0,30}(disabled|suspended)|CLINotFoundError|Claude Code (CLI )?not found|"
-    r"issue with the selected model|model_not_found|authentication_failed|billing_error",
+    r"issue with the selected model|model_not_found|authentication_failed|billing_error|spend_limit",
     re.IGNORECASE,
 )
 _TRANSIENT = re.compile(
@@ -48,6 +48,7 @@ _TRANSIENT = re.compile(
 
 # Which fatal cause an error names, so a front end can say the fix; the first that matches wins.
 _CAUSES: tuple[tuple[re.Pattern[str], FatalCause], ...] = (
+    (re.compile(r"^spend_limit\b"), "spend"),  # a front end's limit (engine._run.spend); its kind leads
     (re.compile(r"authentication|\b401\b|invalid (x-)?api[ -]?key|oauth token", re.I), "auth"),
     (re.compile(r"billing|credit balance|insufficient[ _-]quota", re.I), "billing"),
     (re.compile(r"\b403\b|forbidden|permission[ _-]denied", re.I), "forbidden"),

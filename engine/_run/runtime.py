@@ -39,6 +39,7 @@ from engine._run.manifest import MANIFEST_FILE, Manifest, StepResult
 from engine._run.options import Setting, attempt_options
 from engine._run.sandbox import Sandbox
 from engine._run.resilience import Resilience, failure_text
+from engine._run.spend import SPEND_LIMIT, SpendGuard, SpendMeter
 from engine._stores.archive import session_archive
 from engine._resume.policies import EphemeralPolicy, PrunePolicy, TrimPolicy
 
@@ -67,7 +68,10 @@ class Runtime:
     ``env`` is the environment the CLI gets, built by the host (None: the host's whole
     ``os.environ``, the SDK's default); ``own_process_group`` starts the CLI in a process group
     of its own (a terminal's Ctrl-C then reaches only the host); ``sandbox`` fences an untrusted
-    workspace's commands and file tools in (``engine.Sandbox``). Construction checks that ``env``
+    workspace's commands and file tools in (``engine.Sandbox``); ``spend`` is a limit on what
+    its sessions spend (``engine.authoring.SpendGuard``: asked before each step and at every
+    message, workers' included; a reason stops the step there, failing with kind
+    ``spend_limit``, never retried). Construction checks that ``env``
     has credentials (``CredentialsError``, a ``RuntimeError``) and has no effect on the process:
     unlike the spec's Runtime it loads no ``.env`` and installs no signal handler; those are a
     host's choices (the ``flower`` command makes both; see ``engine.host.install_signal_rescue``).
@@ -97,6 +101,7 @@ class Runtime:
         own_process_group: bool = False,
         sandbox: Sandbox | None = None,
         database_url: str | None = None,
+        spend: SpendGuard | None = None,
     ) -> None:
         self.workspace = Path(workspace).resolve()
         if not self.workspace.is_dir():
@@ -135,6 +140,7 @@ class Runtime:
         self.env = None if env is None else dict(env)
         self.own_process_group = own_process_group
         self.sandbox = sandbox
+        self.meter = SpendMeter(spend)
         check_credentials(self.env)
         signals.watch(self)  # rescued on SIGTERM/SIGHUP once a host installs the handlers
 
@@ -210,7 +216,7 @@ class Runtime:
         session, fork_cur, at_cur, prompt_cur = resume, fork, resume_at, prompt
         attempt = 0
         try:
-            while True:
+            while not self.meter.stopped():  # a limit reached before the step: it does not start
                 attempt += 1
                 result.attempts = max(result.attempts, attempt)
                 out = await self._attempt(spec, prompt_cur, result, session, fork_cur, at_cur, on_event)
@@ -221,6 +227,8 @@ class Runtime:
                     self._api_answered(name, on_event)
                     break
                 result.error, result.error_kind = out.error, out.error_kind
+                if out.error == SPEND_LIMIT:  # a front end's limit: nothing to retry until it is raised
+                    break
                 if out.error == self.INTERRUPTED:  # exit 2: a person spoke; not a failed attempt
                     if not session:
                         break
@@ -262,6 +270,8 @@ class Runtime:
                     break
                 if session:
                     prompt_cur, result.resumed = self.resilience.resume_prompt or words().RESUME_PROMPT, True
+            if self.meter.why:
+                result.ok, result.error, result.error_kind = False, self.meter.why, SPEND_LIMIT
         finally:
             result.session_id = session or result.session_id
             result.context = self._ctx
@@ -353,6 +363,7 @@ class Runtime:
         watch_context: bool = True,
     ) -> AttemptOutcome:
         base_cost = result.cost_usd
+        self.meter.attempt()
 
         def on_session(sid: str) -> None:
             result.session_id = sid
@@ -361,6 +372,7 @@ class Runtime:
             emit(on_event, SessionStarted(result.step, session_id=sid))
 
         def on_result(out: AttemptOutcome) -> None:
+            self.meter.result(out.cost_usd)
             result.cost_usd = base_cost + out.cost_usd
             emit(on_event, ResultReported(
                 result.step, cost_usd=round(result.cost_usd, 6), num_turns=out.num_turns))
@@ -369,6 +381,7 @@ class Runtime:
             on_session=on_session,
             on_context=self._on_context(result.step, on_event, watch_context),
             on_result=on_result,
+            on_message=self.meter.message,
             stop_requests=self._stops if watch_context and self._stops else asyncio.Queue(),
         )
         out = await run_attempt(attempt_options(self._setting(), spec, session, fork, resume_at), prompt, hooks)
