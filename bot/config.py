@@ -22,6 +22,7 @@ from dotenv import dotenv_values
 
 from bot.agent_env import AgentEnvError, agent_env, extra_names
 from bot.forge.remote import DEFAULT_GITHUB_API, DEFAULT_GITLAB_URL, ForgeSettings
+from bot.limits import Limits
 from bot.text.outside import mask_credentials
 from bot.sandbox import default_domains
 
@@ -85,6 +86,7 @@ class Config:
     language: str = "en"  # FLOWER_LANGUAGE: what the models are told and the workspace files are named (en, zh)
     forges: ForgeSettings = ForgeSettings()  # GITHUB_TOKEN, GITHUB_API_URL, GITLAB_TOKEN, GITLAB_URL: the bot's alone
     auto_pr: bool = False  # FLOWER_AUTO_PR=1: an achieved verdict in a bound channel opens its pull request by itself
+    limits: Limits = Limits()  # FLOWER_LIMIT_*_USD: spend limits (bot.limits)
 
     @property
     def mode(self) -> Mode:
@@ -190,7 +192,15 @@ def load_config(environ: Mapping[str, str] | None = None, *, dotenv: str | Path 
         language=_language(env),
         forges=_forges(env),
         auto_pr=_flag(env, "FLOWER_AUTO_PR", fix="to open a pull request by itself when a bound thread's goal is achieved"),
+        limits=_limits(env),
     )
+
+
+def _limits(env: dict[str, str]) -> Limits:
+    try:
+        return Limits.from_env(env)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _forges(env: dict[str, str]) -> ForgeSettings:

@@ -17,7 +17,7 @@ __all__ = [
     "ThreadState",
 ]
 
-ThreadState = Literal["idle", "queued", "running", "waiting", "done", "failed", "stopped", "parked"]
+ThreadState = Literal["idle", "queued", "running", "waiting", "done", "failed", "stopped", "parked", "limited"]
 THREAD_STATES: frozenset[str] = frozenset(get_args(ThreadState))
 # A run in one of these was going when the bot stopped: restart recovery picks it up again.
 ACTIVE_STATES: tuple[ThreadState, ...] = ("queued", "running", "waiting")

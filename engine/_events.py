@@ -136,11 +136,14 @@ class TurnEnded(Event):
 
 @dataclass(frozen=True)
 class ResultReported(Event):
-    """The CLI reported a result; ``cost_usd`` is cumulative for the step (label)."""
+    """The CLI reported a result; ``cost_usd`` is cumulative for the step (label), ``tokens`` this
+    result's own (input, output, cache), ``model`` the model the session's last message came from."""
 
     kind: ClassVar[EventKind] = "result"
     cost_usd: float
     num_turns: int = 0
+    tokens: int = 0
+    model: str = ""
 
 
 @dataclass(frozen=True)

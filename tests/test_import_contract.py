@@ -173,7 +173,7 @@ BOT_LAYERS = (
     ("store", ("bot.store",)),
     ("clients: forge, git and repositories, folders, sandbox, settings, text helpers", (
         "bot.forge", "bot.repos", "bot.folders", "bot.notice_keys", "bot.sandbox", "bot.agent_env", "bot.config", "bot.text")),
-    ("values", ("bot.records",)),
+    ("values", ("bot.records", "bot.limits")),
 )
 
 

@@ -184,6 +184,7 @@ def status_message(
     reason: str = "",
     unfenced: bool = False,
     heard: str = "",
+    near: tuple[str, float, float] | None = None,
 ) -> Payload:
     """The one status message of a run, edited in place: state, what it is doing (``doing_words``),
     round, cost, elapsed.
@@ -211,6 +212,10 @@ def status_message(
     blocks: list[dict[str, Any]] = [section(line)] + ([context(texts.UNFENCED)] if unfenced else [])
     if heard.strip():  # a person's words reached the running session: said in words, not only 👀
         blocks.append(context(texts.HEARD.format(said=escape(clip(" ".join(heard.split()), 150)))))
+    if near is not None:  # 80 % of a spend limit: said before the run is paused at it
+        scope, limit, spent = near
+        blocks.append(context(texts.NEAR_LIMIT.format(what=texts.LIMIT_WHAT[scope], spent=cost(spent),
+                                                      limit=cost(limit))))
     controls = [button(texts.STOP_BUTTON, STOP_ACTION, thread or "stop", style="danger", confirm=texts.STOP_CONFIRM),
                 button(texts.START_OVER_BUTTON, NEW_ACTION, thread or "new", confirm=texts.START_OVER_CONFIRM)
                 ] if state in LIVE else []

@@ -75,6 +75,7 @@ STATUS_STATE = {
     "idle": "💤 Idle", "queued": "🕒 Queued", "running": "⏳ Running", "waiting": "💬 Waiting for an answer",
     "waiting_api": "⏳ Waiting for the model's API",
     "done": "✅ Done", "failed": "❌ Failed", "stopped": "⏹️ Stopped", "parked": "⏸️ Paused until someone answers",
+    "limited": "⏸️ Paused at a spend limit",
 }
 STATUS_QUESTION_LINK = " (<{link}|the question>)"  # after "Waiting for an answer": where to answer
 STATUS_REASON = "Why: {reason}"  # under a failed run's status line
@@ -234,6 +235,25 @@ PR_LINK = "View {ref}"
 NO_CHANGES = "(no changes)\n"  # the uploaded diff when the branch changed nothing
 DIFF_NOT_UPLOADED = ("the diff could not be uploaded ({error}). Press Diff again in a moment, or run "
                      "`git diff` in the thread's worktree.")
+
+# -- Spend limits: the pause, the warning, ``@flower /limit`` (bot.render.limit_notices) --------------
+
+LIMIT_WHAT = {"request": "this request", "thread": "this thread", "channel": "this channel this month",
+              "user": "the person who asked, this month", "month": "flower, this month"}
+LIMIT_REACHED = "⏸️ *Paused:* {what} reached its spend limit of {limit} ({spent} spent). Nothing is lost."
+LIMIT_RAISE = "{who} can raise it with `@flower /limit {scope} <dollars>`; then reply here to go on."
+LIMIT_RAISE_ENV = ("Nobody may raise it from Slack (`FLOWER_ADMINS` is empty): whoever runs flower can raise "
+                   "`{env}`; then reply here to go on.")
+NEAR_LIMIT = "⚠️ {what} has spent {spent} of its {limit} limit."
+LIMITS_HEAD = "*Spend limits here*"
+LIMIT_LINE = "• {what}: {spent} of {limit}"
+NO_LIMIT = "no limit"
+LIMITS_HOW = "Admins change one with `@flower /limit <request|thread|channel|user|month> <dollars|off>`."
+LIMIT_SET = ":white_check_mark: {who} set the limit of {what} to {limit} in this channel."
+LIMIT_REMOVED = ":white_check_mark: {who} removed this channel's own limit of {what}: the default applies ({limit})."
+LIMIT_ADMINS_ONLY = "Sorry {who}, only admins (FLOWER_ADMINS) may change a spend limit."
+LIMIT_BAD = "That is not a limit I can set: {why}. Write `@flower /limit <request|thread|channel|user|month> <dollars|off>`."
+LIMIT_BAD_SCOPE = "there is no scope {scope!r}"
 
 # -- Long text cut for Slack -----------------------------------------------------------------
 

@@ -15,12 +15,13 @@ import time
 from bot.folders import folder_name
 from bot.notice_keys import notice_key
 from bot.render import deadline as render_deadline, pull_request as pr_text, repo as render_repo, texts
+from bot.render.limit_notices import limit_reached
 from bot.render.failures import failure_reason
 from bot.render.feedback import with_feedback
 from bot.repos.git import RepoError, remotes
 from bot.repos.worktrees import summary as repo_summary
 from bot.runs.final import summary_payload
-from bot.runs.outcome import Failed, Finished, Outcome, Parked, ShutDown, Stopped, state_after
+from bot.runs.outcome import Failed, Finished, Limited, Outcome, Parked, ShutDown, Stopped, state_after
 from bot.runs.plan_feed import goal_digest
 from bot.runs.run import ThreadRun
 from bot.slack.quick import permalink
@@ -41,7 +42,7 @@ async def conclude(run: ThreadRun, outcome: Outcome) -> None:
     """Record how ``run`` ended and say it in the thread."""
     key, s, feed, name = run.key, run.s, run.feed, folder_name(run.key)
     # Slack never moves a session off processing itself: waiting for a person, or for a follow-up
-    await s.sessions.set(key, "suspended" if isinstance(outcome, Parked) else "active")
+    await s.sessions.set(key, "suspended" if isinstance(outcome, (Parked, Limited)) else "active")
     if isinstance(outcome, ShutDown):
         return
     state = state_after(outcome)
@@ -82,6 +83,11 @@ async def conclude(run: ThreadRun, outcome: Outcome) -> None:
     elif isinstance(outcome, Parked):
         await s.outbox.send(key, "parked", notice_key("parked", key, outcome.question.key, time.time()),
                             render_deadline.parked(outcome.question.timeout_s))
+    elif isinstance(outcome, Limited):
+        r = outcome.reached
+        log.info("run in %s paused at the %s limit ($%.2f, $%.4f spent)", name, r.scope, r.limit, r.spent)
+        shown = limit_reached(r.scope, r.limit, r.spent, sorted(s.config.admins))
+        await s.outbox.send(key, "limit", notice_key("limit", key, time.time()), shown["text"], shown["blocks"])
 
 
 async def after(run: ThreadRun, outcome: Outcome) -> None:

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 
 from bot.render.messages import Payload, StatusState, doing_words, event_notice, status_message, verdict_message
+from bot.runs.spend import Reached
 from engine import (
     WORK_STEP,
     AskEvent,
@@ -49,6 +50,7 @@ class RunStatus:
     unfenced: bool = False  # the sandbox is off on this bot: the line says so for as long as it shows
     heard: str = ""  # the last words a person said that reached the running session
     heard_in: list[tuple[str, int | None]] = field(default_factory=list)  # each with the round it reached
+    near: Reached | None = None  # a spend limit 80 % spent: shown under the line
     storm: bool = False  # waiting out a storm of API errors (shown instead of "running")
     reason: str = ""  # why the run failed, once it has
     final_cost: float | None = None  # the manifest's total once the run is over (``finish``)
@@ -152,4 +154,6 @@ class RunStatus:
         doing = doing_words(self.step, judging=self.judging, asking=bool(self._asked))
         return status_message(doing=doing, round=self.shown_round, cost_usd=self.cost, elapsed_s=end - self.started, state=self.shown_state,
                               thread=thread, question_link=links[-1] if links else "", reason=self.reason,
-                              unfenced=self.unfenced, heard=self.heard if self.state == "running" else "")
+                              unfenced=self.unfenced, heard=self.heard if self.state == "running" else "",
+                              near=(self.near.scope, self.near.limit, self.near.spent)
+                              if self.near is not None and self.state == "running" else None)

@@ -31,6 +31,7 @@ from bot.runs.outcome import Failed, Outcome, Parked, ShutDown, Stopped
 from bot.runs.pull_requests import PullRequests
 from bot.runs.question_posts import QuestionPosts
 from bot.runs.run import BotOptions, Services, ThreadRun
+from bot.runs.spend import SpendBook
 from bot.runs.start_gate import StartGate
 from bot.runs.transport import Answers
 from bot.slack.agent_sessions import AgentSessions
@@ -54,7 +55,8 @@ class Jobs:
             config=config, store=store, client=client, outbox=outbox, answers=answers, options=options,
             assistant=AssistantStatus(client), sessions=AgentSessions(client), questions=QuestionPosts(client=client, outbox=outbox),
             pull_requests=PullRequests(config=config, store=store, client=client, outbox=outbox,
-                                       retry=options.forge_retry))
+                                       retry=options.forge_retry),
+            spend=SpendBook(store, config))
         self._slots = asyncio.Semaphore(config.max_runs)
         self._runs: dict[ThreadKey, ThreadRun] = {}
         self._queue: list[ThreadKey] = []
@@ -69,6 +71,11 @@ class Jobs:
     def pull_requests(self) -> PullRequests:
         """The bound threads' pull requests (the Open pull request buttons act on them)."""
         return self._services.pull_requests
+
+    @property
+    def spend(self) -> SpendBook:
+        """The usage ledger's sums and the spend limits (``/limit`` shows and changes them)."""
+        return self._services.spend
 
     @property
     def sessions(self) -> AgentSessions:
@@ -99,12 +106,14 @@ class Jobs:
         self._starting.add(key)  # a second start for this thread (a reply and a click at once) stops here
         try:
             thread = await self.store.get_thread(key)
+            continuing = thread is not None and thread.state == "limited" and not new
             if thread is None or thread.state != "queued":  # still queued from before a restart: same place in line
                 thread = await self.store.upsert_thread(key, workspace=folder_name(key), state="queued",
                                                         created_by=by or None)
             if self._closing:  # close() ran while this start awaited: the next start resumes the thread
                 return False
             run = ThreadRun(key, self._services, ask=ask, new=new, banner_key=banner_key, status_ts=status_ts,
+                            by=by, continuing=continuing,
                             ack_key=ack_key, resumed=resumed, restart_notice=restart_notice, queued_at=thread.updated_at)
             if not new:
                 run.first = await asyncio.to_thread(run.request.keep_first, ask)

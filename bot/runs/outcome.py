@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from bot.records import ThreadState
+from bot.runs.spend import Reached
 from engine import Question, RunResult
 
 
@@ -44,6 +45,14 @@ class Parked:
 
 
 @dataclass(frozen=True)
+class Limited:
+    """A spend limit stopped the run (``reached``: which, and the spend): paused holding no
+    process; once it is raised, a reply continues the same request."""
+
+    reached: Reached
+
+
+@dataclass(frozen=True)
 class Nothing:
     """A resumed thread had nothing to resume (no confirmed requirement, no saved request)."""
 
@@ -53,7 +62,7 @@ class ShutDown:
     """The bot is closing or was killed: the thread stays active for the next start."""
 
 
-Outcome = Finished | Failed | Stopped | Parked | Nothing | ShutDown
+Outcome = Finished | Failed | Stopped | Parked | Limited | Nothing | ShutDown
 
 
 def state_after(outcome: Outcome) -> ThreadState | None:
@@ -66,4 +75,6 @@ def state_after(outcome: Outcome) -> ThreadState | None:
         return "stopped"
     if isinstance(outcome, Parked):
         return "parked"
+    if isinstance(outcome, Limited):
+        return "limited"
     return None

@@ -150,6 +150,7 @@ class PullRequests:
                         await asyncio.to_thread(delete_branch, binding, branch, forge_repo, target.token, home)
                     raise
         await self._record(key, branch, made, pushed.commit)
+        await self.store.audit(user or "", "pull_request", key, made.url)
         sentence = texts.PR_OPENED_BY_ITSELF if user is None else texts.PR_OPENED
         await self._say(key, branch, sentence, made, forge_repo, who=render.mention(user) if user else "")
 

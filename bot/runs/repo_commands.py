@@ -36,25 +36,27 @@ class RepoCommands:
         self.config, self.client, self.outbox = config, client, outbox
         self.bindings = Bindings(config.home)
 
-    async def command(self, key: ThreadKey, user: str, source: str, base: str | None) -> None:
-        """Show (no source) or set (admins only) the channel's binding; the answer goes in ``key``'s thread."""
+    async def command(self, key: ThreadKey, user: str, source: str, base: str | None) -> bool:
+        """Show (no source) or set (admins only) the channel's binding; the answer goes in ``key``'s
+        thread. True when the channel was bound just now."""
         if not source:
             binding = await asyncio.to_thread(self.bindings.get, key.channel)
             shown = (render_repo.binding_message(binding, changed=False) if binding else
                      render_repo.not_bound_message(can_bind=bool(self.config.admins)))
             await self.outbox.send(key, "repo", notice_key("repo", key.channel, key.thread_ts), shown["text"], shown.get("blocks"))
-            return
+            return False
         if user not in self.config.admins:
             note = texts.NO_ADMINS if not self.config.admins else texts.ADMINS_ONLY.format(who=render.mention(user))
             await ephemeral(self.client, key.channel, user, note, thread_ts=key.thread_ts)
-            return
+            return False
         try:
             binding = await asyncio.to_thread(self.bindings.bind, key.channel, source, base)
         except RepoError as exc:
             await self.outbox.send(key, "repo", notice_key("repo", key.channel, key.thread_ts), texts.NOT_BOUND_ERROR.format(error=exc))
-            return
+            return False
         shown = render_repo.binding_message(binding, changed=True)
         await self.outbox.send(key, "repo", notice_key("repo", key.channel, key.thread_ts), shown["text"], shown["blocks"])
+        return True
 
     async def click(self, key: ThreadKey, user: str, channel: str, *, action: str, branch: str | None = None) -> None:
         """Push branch or Diff as file, for ``key``'s thread (named by the button, allowed by the gate);

@@ -29,10 +29,11 @@ from bot.repos.worktrees import Worktree
 from bot.runs import tally
 from bot.runs.events_view import RunStatus
 from bot.runs.final import Totals, totals
-from bot.runs.outcome import Failed, Finished, Nothing, Outcome, Parked, ShutDown, Stopped
+from bot.runs.outcome import Failed, Finished, Limited, Nothing, Outcome, Parked, ShutDown, Stopped
 from bot.runs.pull_requests import PullRequests
 from bot.runs.question_posts import QuestionPosts
 from bot.runs.request import SavedRequest
+from bot.runs.spend import RunSpend, SpendBook
 from bot.runs.start_gate import START_AT_ONCE
 from bot.runs.status_feed import StatusFeed
 from bot.runs.surfaces import Surfaces
@@ -79,6 +80,7 @@ class Services:
     sessions: AgentSessions  # every thread's agent session (its state and Slack's Stop button)
     pull_requests: PullRequests
     questions: QuestionPosts
+    spend: SpendBook  # the usage ledger's sums, and each run's guard on the spend limits
 
 
 class Subscriber(Protocol):
@@ -98,7 +100,7 @@ class ThreadRun:
 
     def __init__(self, key: ThreadKey, services: Services, *, ask: str, new: bool = False,
                  banner_key: str | None = None, status_ts: str | None = None, ack_key: str | None = None,
-                 resumed: bool = False,
+                 resumed: bool = False, by: str = "", continuing: bool = False,
                  restart_notice: float | None = None, queued_at: float = 0.0) -> None:
         self.key, self.s = key, services
         self.ws = ensure_workspace(services.config.home, key)
@@ -106,6 +108,9 @@ class ThreadRun:
         self.ask, self.new, self.banner_key, self.status_ts = ask, new, banner_key, status_ts
         self.ack_key = ack_key  # the request's acknowledgement: once posted, edited into the status line
         self.resumed, self.restart_notice, self.queued_at = resumed, restart_notice, queued_at
+        self.by = by  # who asked (the request's person in the ledger; a resumed run: the thread's)
+        self.continuing = continuing  # a reply after a spend limit: the same request goes on
+        self.spend: RunSpend | None = None
         self.task: asyncio.Task[None] | None = None
         self.starter: StarterRun | None = None
         self.state: WakeState | None = None
@@ -154,7 +159,8 @@ class ThreadRun:
         try:  # a bound channel: the thread's own worktree and branch (git work off the event loop)
             self.bound = await asyncio.to_thread(open_for_thread, self.s.config.home, self.key, self.ws, rd,
                                                  self.ask if self.new or not saved else saved, new=self.new)
-            runtime = {"resilience": Resilience(wait_out_storms=True), **(self.s.options.runtime or {})}
+            runtime = {"resilience": Resilience(wait_out_storms=True), **(self.s.options.runtime or {}),
+                       "spend": lambda spent: self.spend.guard(spent) if self.spend is not None else None}
             if self.s.config.sandbox:
                 git = await asyncio.to_thread(worktree_git, *self.bound) if self.bound is not None else None
                 runtime["sandbox"] = thread_sandbox(self.s.config.home, secret_files=self.s.config.settings_files,
@@ -172,11 +178,16 @@ class ThreadRun:
             # words for a stopped run still confirming the requirement: the request stays as it was,
             # and the words reach the resumed clarifier as an interruption (not a new request)
             self.words, self.ask = self.ask, saved
-        if state.waking and self.ask.strip() and not self.resumed:
+        if state.waking and self.ask.strip() and not (self.resumed or self.continuing):
             await asyncio.to_thread(self.starter.begin_request)  # a follow-up: its own cost, rounds and time
         if self.ask and (self.new or not state.waking):
             await asyncio.to_thread(self.request.save, self.ask)
         self.title = (self.ask if self.new else saved) or self.ask
+        spent = await asyncio.to_thread(self.starter.totals)
+        thread = await self.s.store.get_thread(self.key)
+        self.by = self.by or (thread.created_by if thread is not None else "") or ""
+        self.spend = await self.s.spend.open(self.key, self.by, request=spent.request_began or 0.0,
+                                             request_spent=spent.request.cost_usd, thread_spent=spent.thread.cost_usd)
         return None
 
     def _starter(self, runtime: dict[str, Any]) -> StarterRun:
@@ -218,7 +229,13 @@ class ThreadRun:
                                             goal_path=starter.paths.goal)
         subscribers: list[Subscriber] = [self.feed, surfaces]
 
+        spend = self.spend
+        assert spend is not None
+
         def on_event(event: Event) -> None:
+            spend.event(event)  # the ledger, before anything shows it
+            if spend.near is not None and self.feed is not None:  # 80 % of a limit: the status line says so
+                self.feed.status.near = spend.near
             if event.kind == "session":
                 started()  # the CLI is up: another run may start its own
             for subscriber in subscribers:
@@ -233,7 +250,16 @@ class ThreadRun:
         finally:
             for subscriber in subscribers:
                 await asyncio.shield(subscriber.close())
+            await asyncio.shield(self._reconcile())
+        if result.failure is not None and result.failure.cause == "spend" and spend.reached is not None:
+            return Limited(spend.reached)
         return Finished(result)
+
+    async def _reconcile(self) -> None:
+        """The thread's ledger made equal to its manifest, once the run's sessions are over."""
+        if self.spend is not None and self.starter is not None:
+            spent = await asyncio.to_thread(self.starter.totals)
+            await self.s.spend.reconcile(self.key, self.by, self.spend.request, spent.thread.cost_usd)
 
     async def totals(self) -> Totals:
         """The request's totals now: one cost and one elapsed for the status line and the summary."""

@@ -1,4 +1,5 @@
-"""What a person's message in a thread asks for: ``/new`` in its accepted spellings, or plain words.
+"""What a person's message in a thread asks for: ``/new`` in its accepted spellings, ``/repo``,
+``/limit``, or plain words.
 
 Slack refuses slash commands typed in a thread and drops unknown ``/`` messages, so besides
 ``/new`` (with a leading space, which Slack lets through) we accept ``!new`` and ``@bot /new``.
@@ -59,3 +60,23 @@ def parse_repo(text: str) -> RepoCommand | None:
         return None
     words = [re.sub(r"^<([^|>]+)(?:\|[^>]*)?>$", r"\1", w) for w in m.group(1).split()]
     return RepoCommand(words[0] if words else "", words[1] if len(words) > 1 else None)
+
+
+_LIMIT = re.compile(r"[/!]limit(?:\s+|$)(.*)", re.DOTALL | re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class LimitCommand:
+    """``/limit [scope amount]``: no ``scope`` shows the limits here; ``amount`` is dollars or ``off``."""
+
+    scope: str = ""
+    amount: str = ""
+
+
+def parse_limit(text: str) -> LimitCommand | None:
+    """``@bot /limit request 0.50`` -> ``LimitCommand("request", "0.50")``; None when not ``/limit``."""
+    m = _LIMIT.fullmatch(strip_mentions(text))
+    if m is None:
+        return None
+    words = m.group(1).split()
+    return LimitCommand(words[0].lower() if words else "", words[1] if len(words) > 1 else "")

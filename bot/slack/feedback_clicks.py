@@ -63,7 +63,9 @@ class FeedbackClicks:
             await ephemeral(self.client, key.channel, user, render.NOT_RECORDED, thread_ts=key.thread_ts)
             return
         await ack()
-        if before == context["sentiment"]:
+        withdrawn = before == context["sentiment"]
+        await self.store.audit(user, "feedback", key, "withdrawn" if withdrawn else context["sentiment"])
+        if withdrawn:
             return  # deselected: withdrawn, nothing to thank for
         said = render.thanks(context["sentiment"], changed=before is not None)
         await ephemeral(self.client, key.channel, user, said, thread_ts=key.thread_ts)

@@ -20,12 +20,13 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.render import controls, texts
 from bot.render import messages as render
 from bot.runs.transport import Answers
-from bot.slack.commands import parse, parse_repo
+from bot.slack.commands import parse, parse_limit, parse_repo
 from bot.config import Config
 from bot.runs.jobs import Jobs
 from bot.store.replicas import Replicas, Solo
 from bot.slack.outbox import Outbox, edit, ephemeral, react
 from bot.slack.unrecorded import unrecorded_for
+from bot.runs.limit_commands import LimitCommands
 from bot.runs.repo_commands import RepoCommands
 from bot.store.bot_store import BotStore, Question as StoredQuestion, StoreError, ThreadKey
 from bot.store.faults import diagnose
@@ -44,6 +45,7 @@ class Intake:
         self.outbox, self.jobs, self.answers = outbox, jobs, answers
         self.replicas = replicas or Solo()
         self.repo = RepoCommands(config=config, client=client, outbox=outbox)
+        self.limits = LimitCommands(config=config, store=store, client=client, outbox=outbox, book=jobs.spend)
 
     # -- events --------------------------------------------------------------------------------
 
@@ -95,9 +97,7 @@ class Intake:
 
     async def _mention(self, key: ThreadKey, event: dict[str, Any]) -> None:
         user, channel, ts = event.get("user", ""), event["channel"], event["ts"]
-        repo = parse_repo(event.get("text", ""))
-        if repo is not None:  # `@flower /repo …`: the channel's repository, answered in the thread
-            await self.repo.command(key, user, repo.source, repo.base)
+        if await self._command(key, user, event.get("text", "")):
             return
         if await self.store.get_thread(key) is not None:
             await self.words(key, event.get("text", ""), user, ts)
@@ -108,6 +108,21 @@ class Intake:
             else:
                 await self.outbox.send(key, "hint", notice_key("hint", channel, ts), texts.EMPTY_MENTION)
         await self._files_note(key, event)
+
+    async def _command(self, key: ThreadKey, user: str, text: str) -> bool:
+        """``@flower /repo …`` (the channel's repository) and ``@flower /limit …`` (its spend limits),
+        answered in the thread; True when ``text`` was one (the mention pair may arrive as a
+        plain message first)."""
+        repo = parse_repo(text)
+        if repo is not None:
+            if await self.repo.command(key, user, repo.source, repo.base):
+                await self.store.audit(user, "bind", (key.team, key.channel, key.thread_ts), repo.source)
+            return True
+        limit = parse_limit(text)
+        if limit is not None:
+            await self.limits.command(key, user, limit.scope, limit.amount)
+            return True
+        return False
 
     async def _files_note(self, key: ThreadKey, event: dict[str, Any]) -> None:
         """Files shared with the words are not read: the thread is told what to do instead."""
@@ -136,13 +151,13 @@ class Intake:
         accepted = render.started_message(fenced=self.config.sandbox, archived=archived)
         ack = notice_key("accepted", key, ts)  # the run edits it into its status line: one post, not two
         await self.outbox.send(key, "accepted", ack, accepted["text"], accepted["blocks"])
+        if not new:  # /new is recorded by start_over
+            await self.store.audit(user, "start", key, ask)
         await self.jobs.start(key, ask, by=user, new=new, ack_key=ack)
 
     async def words(self, key: ThreadKey, text: str, user: str, ts: str) -> None:
         """A person's words in a known thread: /new, an answer, an interruption, or a wake."""
-        repo = parse_repo(text)
-        if repo is not None:  # the mention pair may arrive as a plain message first
-            await self.repo.command(key, user, repo.source, repo.base)
+        if await self._command(key, user, text):
             return
         said = parse(text)
         if said.new:
@@ -165,6 +180,7 @@ class Intake:
 
     async def start_over(self, key: ThreadKey, text: str, user: str, ts: str | None) -> None:
         """``/new …`` or the Start over button: stop, archive, then start fresh or ask what to do."""
+        await self.store.audit(user, "new", key, text)
         await self.jobs.stop(key)
         for q in await self.store.close_questions(key):  # the old run's questions no longer take answers
             if q.message_ts:
@@ -230,6 +246,7 @@ class Intake:
             return  # not a thread of ours
         if await self._elsewhere(key, "control", {"user": user, "stop": True}):
             return
+        await self.store.audit(user, "stop", key, "Slack's Stop")
         if not await self.jobs.stop(key):
             await self.jobs.sessions.set(key, "active")
 
@@ -238,6 +255,7 @@ class Intake:
         if await self._elsewhere(key, "control", {"user": user, "stop": stop}):
             return
         if stop:
+            await self.store.audit(user, "stop", key)
             await self.jobs.stop(key)
         else:
             await self.start_over(key, "", user, None)

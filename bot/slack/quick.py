@@ -32,10 +32,11 @@ async def react(client: AsyncWebClient, channel: str, ts: str, name: str = "eyes
             log.warning("reactions.add %s on %s/%s failed: %s", name, channel, ts, exc)
 
 
-async def ephemeral(client: AsyncWebClient, channel: str, user: str, text: str, thread_ts: str | None = None) -> None:
+async def ephemeral(client: AsyncWebClient, channel: str, user: str, text: str, thread_ts: str | None = None,
+                    blocks: list[dict[str, Any]] | None = None) -> None:
     """A message only ``user`` sees (refusals, late clicks); failures are logged, not raised."""
     try:
-        await client.chat_postEphemeral(channel=channel, user=user, text=text, thread_ts=thread_ts)
+        await client.chat_postEphemeral(channel=channel, user=user, text=text, thread_ts=thread_ts, blocks=blocks)
     except SLACK_FAILED as exc:
         log.warning("chat.postEphemeral to %s in %s failed: %s", user, channel, exc)
 

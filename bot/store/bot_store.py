@@ -15,6 +15,7 @@ from pathlib import Path
 from bot.store.sqlite_base import StoreBase
 from bot.store.housekeeping import HousekeepingMixin
 from bot.store.leases import LeasesMixin
+from bot.store.ledger_rows import AuditRow, LedgerMixin, UsageRow
 from bot.store.questions import QuestionRef, QuestionsMixin
 from bot.store.queues import QueuesMixin
 from bot.store.pr_rows import PullRequestRow, PullRequestsMixin
@@ -24,6 +25,7 @@ from bot.records import InboxItem, OutboxItem, Question, Thread, ThreadKey, Thre
 from engine import StoreError
 
 __all__ = [
+    "AuditRow",
     "DB_NAME",
     "BotStore",
     "Feedback",
@@ -36,13 +38,14 @@ __all__ = [
     "Thread",
     "ThreadKey",
     "ThreadState",
+    "UsageRow",
 ]
 
 DB_NAME = "bot.db"
 
 
 class BotStore(ThreadsMixin, QuestionsMixin, QueuesMixin, SurfacesMixin, PullRequestsMixin, HousekeepingMixin,
-               LeasesMixin, StoreBase):
+               LeasesMixin, LedgerMixin, StoreBase):
     """The bot's state, async, safe across tasks, threads and processes; see the module docstring.
 
     ``path`` and its folder are created on first use. ``clock`` gives epoch seconds (tests pass a

@@ -155,4 +155,41 @@ MIGRATIONS: tuple[Migration, ...] = (
             expires_at double precision NOT NULL
         );
     """),
+    Migration(3, "the usage ledger, limits set from Slack and the audit trail (bot.store.ledger_rows)", """
+        CREATE TABLE usage (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            team text NOT NULL,
+            channel text NOT NULL,
+            thread_ts text NOT NULL,
+            user_id text NOT NULL,
+            model text NOT NULL,
+            request double precision NOT NULL,
+            step text NOT NULL,
+            cost_usd double precision NOT NULL,
+            tokens bigint NOT NULL,
+            at double precision NOT NULL
+        );
+        CREATE INDEX usage_by_at ON usage (at);
+        CREATE INDEX usage_by_channel ON usage (team, channel, at);
+        CREATE TABLE limits (
+            team text NOT NULL,
+            channel text NOT NULL,
+            scope text NOT NULL,
+            usd double precision NOT NULL,
+            set_by text NOT NULL,
+            at double precision NOT NULL,
+            PRIMARY KEY (team, channel, scope)
+        );
+        CREATE TABLE audit (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            at double precision NOT NULL,
+            user_id text NOT NULL,
+            action text NOT NULL,
+            team text NOT NULL,
+            channel text NOT NULL,
+            thread_ts text NOT NULL,
+            detail text NOT NULL
+        );
+        CREATE INDEX audit_by_at ON audit (at);
+    """),
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from bot.store.housekeeping import HousekeepingMixin
 from bot.store.leases import LeasesMixin
+from bot.store.ledger_rows import LedgerMixin
 from bot.store.pg_base import PgStoreBase
 from bot.store.pr_rows import PullRequestsMixin
 from bot.store.questions import QuestionsMixin
@@ -20,7 +21,7 @@ __all__ = ["PgBotStore"]
 
 
 class PgBotStore(ThreadsMixin, QuestionsMixin, QueuesMixin, SurfacesMixin, PullRequestsMixin, HousekeepingMixin,
-                 LeasesMixin, PgStoreBase):
+                 LeasesMixin, LedgerMixin, PgStoreBase):
     """The bot's state in the database at ``url``, async, safe across tasks, threads and replicas.
 
     Every method behaves as ``BotStore``'s; the tables are made (migrated) at first use. Failures

@@ -5,7 +5,8 @@ The tables: ``threads`` (a Slack thread -> its workspace and run state), ``event
 ``questions`` (asks that must survive a restart), ``outbox`` (each notice posted once),
 ``inbox`` (words said to a running thread, not yet taken by the run), ``plans`` (the message
 showing a goal's checklist, edited after each verdict), ``feedback`` (the 👍 / 👎 people gave
-a run's result) and ``pull_requests`` (a bound thread branch's pull request); with several replicas on one database, ``leases``, ``forwards`` and
+a run's result) and ``pull_requests`` (a bound thread branch's pull request), ``usage``, ``limits`` and ``audit`` (what a team governs by:
+``bot.store.ledger_rows``); with several replicas on one database, ``leases``, ``forwards`` and
 ``outbox_claims`` (``bot.store.leases``). A table added later is created by the same idempotent script when an older
 file is opened; the version moves only when a change is one an older bot cannot read.
 
@@ -158,6 +159,41 @@ CREATE TABLE IF NOT EXISTS outbox_claims (
     owner TEXT NOT NULL,
     expires_at REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS usage (
+    id INTEGER PRIMARY KEY,
+    team TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    thread_ts TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    request REAL NOT NULL,
+    step TEXT NOT NULL,
+    cost_usd REAL NOT NULL,
+    tokens INTEGER NOT NULL,
+    at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS usage_by_at ON usage (at);
+CREATE INDEX IF NOT EXISTS usage_by_channel ON usage (team, channel, at);
+CREATE TABLE IF NOT EXISTS limits (
+    team TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    usd REAL NOT NULL,
+    set_by TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (team, channel, scope)
+);
+CREATE TABLE IF NOT EXISTS audit (
+    id INTEGER PRIMARY KEY,
+    at REAL NOT NULL,
+    user_id TEXT NOT NULL,
+    action TEXT NOT NULL,
+    team TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    thread_ts TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_by_at ON audit (at);
 """
 
 

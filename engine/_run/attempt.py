@@ -53,6 +53,8 @@ class AttemptOutcome:
     num_turns: int = 0
     context: int = 0
     stopped: str | None = None  # why we interrupted it ourselves (a person, a full context)
+    model: str = ""  # the model the main thread's last message came from
+    tokens: int = 0  # the last result's tokens (input, output, cache reads and writes)
     limit: bool = False  # ended by max_turns / max_budget: never retried
 
 
@@ -121,6 +123,7 @@ async def run_attempt(
                     await stop(reason)
                 if msg.parent_tool_use_id is not None:
                     continue  # a subagent's message: not the main thread's context
+                out.model = msg.model or out.model
                 if msg.error:
                     texts = [b.text for b in msg.content if isinstance(b, TextBlock)]
                     out.error = " ".join(texts) or f"API error: {msg.error}"
@@ -138,6 +141,7 @@ async def run_attempt(
             elif isinstance(msg, ResultMessage):
                 see_session(msg.session_id)
                 out.cost_usd += msg.total_cost_usd or 0.0
+                out.tokens = sum(int(v or 0) for k, v in (msg.usage or {}).items() if k.endswith("_tokens"))
                 out.num_turns += msg.num_turns or 0
                 if msg.is_error:
                     out.limit = msg.subtype in LIMIT_SUBTYPES

@@ -374,8 +374,8 @@ class Runtime:
         def on_result(out: AttemptOutcome) -> None:
             self.meter.result(out.cost_usd)
             result.cost_usd = base_cost + out.cost_usd
-            emit(on_event, ResultReported(
-                result.step, cost_usd=round(result.cost_usd, 6), num_turns=out.num_turns))
+            emit(on_event, ResultReported(result.step, cost_usd=round(result.cost_usd, 6), num_turns=out.num_turns,
+                                          tokens=out.tokens, model=out.model))
 
         hooks = AttemptHooks(
             on_session=on_session,

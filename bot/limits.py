@@ -1,0 +1,72 @@
+"""A team's spend limits, in US dollars, each optional: the values, and how a setting reads them.
+
+Five scopes: one ``request`` (its mention, follow-up or ``/new`` and every run it takes), one
+``thread`` (all its requests), one ``channel`` per calendar month, one ``user`` (the person who
+asked) per calendar month, and the whole installation (``month``) per calendar month. Months
+are UTC calendar months. Defaults come from ``FLOWER_LIMIT_*_USD``; a channel's own limits (set
+from Slack with ``@flower /limit``) override them there.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from datetime import datetime, timezone
+from typing import Literal, get_args
+
+__all__ = ["ENV", "SCOPES", "Limits", "Scope", "month_start", "parse_usd"]
+
+Scope = Literal["request", "thread", "channel", "user", "month"]
+SCOPES: tuple[Scope, ...] = get_args(Scope)
+ENV: dict[Scope, str] = {
+    "request": "FLOWER_LIMIT_REQUEST_USD",
+    "thread": "FLOWER_LIMIT_THREAD_USD",
+    "channel": "FLOWER_LIMIT_CHANNEL_MONTH_USD",
+    "user": "FLOWER_LIMIT_USER_MONTH_USD",
+    "month": "FLOWER_LIMIT_MONTH_USD",
+}
+NEAR = 0.8  # the status says once that this share of a limit is spent
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The limit of each scope; None: no limit."""
+
+    request: float | None = None
+    thread: float | None = None
+    channel: float | None = None
+    user: float | None = None
+    month: float | None = None
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Limits:
+        """The ``FLOWER_LIMIT_*_USD`` settings; ``ValueError`` names a bad one, its value and the fix."""
+        return cls(**{scope: parse_usd(env[name], source=name) for scope, name in ENV.items() if env.get(name)})
+
+    def over(self, overrides: Mapping[str, float]) -> Limits:
+        """These limits with a channel's own (``overrides``, by scope) in their place."""
+        return replace(self, **{k: v for k, v in overrides.items() if k in SCOPES})
+
+    def items(self) -> list[tuple[Scope, float]]:
+        """The scopes that have a limit, with it."""
+        return [(f.name, getattr(self, f.name)) for f in fields(self) if getattr(self, f.name) is not None]  # type: ignore[misc]
+
+
+def parse_usd(raw: str, *, source: str) -> float:
+    """``raw`` as dollars above zero (``0.50``, ``$20``); ``ValueError`` naming ``source`` and the fix."""
+    text = (raw or "").strip().lstrip("$").replace(",", "")
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise ValueError(f"{source} must be an amount in US dollars above 0; got {raw!r}. Write it as, "
+                         "for example, 20 or 0.50 (leave it unset for no limit).")
+    return value
+
+
+def month_start(now: float) -> float:
+    """The epoch at which ``now``'s calendar month (UTC) began."""
+    at = datetime.fromtimestamp(now, tz=timezone.utc)
+    return at.replace(day=1, hour=0, minute=0, second=0, microsecond=0).timestamp()

@@ -1,0 +1,68 @@
+"""``@flower /limit``: the spend limits of a channel, shown to anyone, changed by admins only.
+
+A channel's own limit (in ``bot.db``'s ``limits``) overrides the ``FLOWER_LIMIT_*_USD`` default
+there; ``off`` removes it. Every change is in the audit trail. A run paused at a limit goes on
+when someone replies after the limit was raised (``bot.runs.spend``).
+"""
+
+from __future__ import annotations
+
+import time
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.config import Config
+from bot.limits import SCOPES, month_start, parse_usd
+from bot.notice_keys import notice_key
+from bot.records import ThreadKey
+from bot.render import messages as render, texts
+from bot.render.limit_notices import limits_message
+from bot.render.notices import cost
+from bot.runs.spend import SpendBook
+from bot.slack.outbox import Outbox, ephemeral
+from bot.store.bot_store import BotStore
+
+__all__ = ["LimitCommands"]
+
+
+class LimitCommands:
+    """``/limit`` in one bot: the answer goes in the thread it was asked in."""
+
+    def __init__(self, *, config: Config, store: BotStore, client: AsyncWebClient, outbox: Outbox,
+                 book: SpendBook) -> None:
+        self.config, self.store, self.client, self.outbox, self.book = config, store, client, outbox, book
+
+    async def command(self, key: ThreadKey, user: str, scope: str, amount: str) -> None:
+        if not scope:
+            await self._show(key, user)
+            return
+        if user not in self.config.admins:
+            await ephemeral(self.client, key.channel, user, texts.LIMIT_ADMINS_ONLY.format(who=render.mention(user)),
+                            thread_ts=key.thread_ts)
+            return
+        try:
+            if scope not in SCOPES:
+                raise ValueError(texts.LIMIT_BAD_SCOPE.format(scope=scope))
+            usd = None if amount.lower() in ("off", "none", "") else parse_usd(amount, source="the amount")
+        except ValueError as exc:
+            await ephemeral(self.client, key.channel, user, texts.LIMIT_BAD.format(why=str(exc).rstrip(".")),
+                            thread_ts=key.thread_ts)
+            return
+        await self.store.set_limit(key.team, key.channel, scope, usd, user)
+        await self.store.audit(user, "limit", (key.team, key.channel, key.thread_ts), f"{scope}={usd or 'off'}")
+        now = getattr(await self.book.limits(key), scope)
+        said = (texts.LIMIT_SET if usd is not None else texts.LIMIT_REMOVED).format(
+            who=render.mention(user), what=texts.LIMIT_WHAT[scope],
+            limit=cost(now) if now is not None else texts.NO_LIMIT)
+        await self.outbox.send(key, "limit-set", notice_key("limit-set", key, time.time()), said)
+
+    async def _show(self, key: ThreadKey, user: str) -> None:
+        limits, since = await self.book.limits(key), month_start(time.time())
+        thread = await self.store.get_thread(key)
+        person = (thread.created_by if thread is not None else "") or user
+        spent = {"request": None, "thread": await self.store.spent(0.0, thread=key),
+                 "channel": await self.store.spent(since, team=key.team, channel=key.channel),
+                 "user": await self.store.spent(since, user=person), "month": await self.store.spent(since)}
+        rows = [(s, getattr(limits, s), v) for s, v in spent.items() if v is not None]
+        shown = limits_message(rows)
+        await ephemeral(self.client, key.channel, user, shown["text"], thread_ts=key.thread_ts, blocks=shown["blocks"])
