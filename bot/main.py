@@ -26,6 +26,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.slack.app import build_app
 from bot.slack.catchup import catch_up, recent_threads
 from bot.runs.transport import Answers
+from bot.reports import report
 from bot.config import Config, load_config
 from bot.slack.intake import Intake
 from bot.slack.middleware import Gate
@@ -194,7 +195,9 @@ async def cleanup_worktrees(config: Config) -> list[Path]:
     return await asyncio.to_thread(cleanup, config.home, keep)
 
 
-USAGE = "usage: flower-bot [cleanup]   (no argument: run the bot; cleanup: remove finished threads' worktrees)"
+USAGE = ("usage: flower-bot [cleanup | usage [--since DATE] [--by channel|user|thread|model] [--format table|csv|json] "
+         "| audit [--since DATE] [--format csv|json]]   (no argument: run the bot; cleanup: remove finished "
+         "threads' worktrees; usage, audit: the ledger and the audit trail)")
 
 
 async def _first_to_end(*watchers: Coroutine[Any, Any, None]) -> None:
@@ -212,8 +215,17 @@ async def _first_to_end(*watchers: Coroutine[Any, Any, None]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """The ``flower-bot`` command: ``flower-bot`` runs the bot, ``flower-bot cleanup`` removes the
-    worktrees of threads that are no longer active (their branches stay)."""
+    worktrees of threads that are no longer active (their branches stay), ``flower-bot usage`` and
+    ``flower-bot audit`` print the ledger and the audit trail (``bot.reports``)."""
     args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] in (["usage"], ["audit"]):
+        try:
+            config = load_config()
+        except FlowerError as exc:
+            print(f"flower-bot: {exc}", file=sys.stderr)
+            return EXIT_CONFIG
+        sys.stdout.write(asyncio.run(report(config, args)))
+        return 0
     if args not in ([], ["cleanup"]):
         print(f"flower-bot: unknown arguments {' '.join(args)!r}. {USAGE}", file=sys.stderr)
         return EXIT_CONFIG

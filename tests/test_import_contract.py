@@ -162,7 +162,7 @@ def test_the_engines_top_level_stays_narrow_and_no_name_has_two_faces():
 # above. A module belongs to the first layer with a prefix that holds it (so the outbound part of
 # ``bot.slack`` is what the inbound list leaves).
 BOT_LAYERS = (
-    ("wiring", ("bot.main", "bot.__main__")),
+    ("wiring", ("bot.main", "bot.__main__", "bot.reports")),
     ("inbound Slack: events, middleware, commands", (
         "bot.slack.app", "bot.slack.middleware", "bot.slack.intake", "bot.slack.commands", "bot.slack.catchup",
         "bot.slack.socket", "bot.slack.watchdog", "bot.slack.startup", "bot.slack.malformed",
