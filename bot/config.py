@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 from importlib.util import find_spec
-from engine import LANGUAGE_ENV, FlowerError, check_language
+from engine import LANGUAGE_ENV, check_language
 from engine.host import redact
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -22,8 +22,19 @@ from dotenv import dotenv_values
 
 from bot.agent_env import AgentEnvError, agent_env, extra_names
 from bot.forge.remote import DEFAULT_GITHUB_API, DEFAULT_GITLAB_URL, ForgeSettings
+from bot.config_values import (
+    CHANNEL_ID,
+    USER_ID,
+    ConfigError,
+    base_url,
+    domains,
+    flag,
+    ids,
+    seconds,
+    switch,
+    whole_number,
+)
 from bot.limits import Limits
-from bot.text.outside import mask_credentials
 from bot.sandbox import default_domains
 
 
@@ -34,13 +45,7 @@ DEFAULT_API_URL = "https://slack.com/api/"
 DEFAULT_HOME = "~/.flower"
 AUTO = Path(".env")  # the default dotenv: the .env of the current folder, read only for os.environ
 
-_USER_ID = re.compile(r"[UW][A-Z0-9]{2,}")
-_CHANNEL_ID = re.compile(r"[CGD][A-Z0-9]{2,}")
 _SECRET_PREFIX = re.compile(r"[a-z]{3,5}-")  # xoxb-, xapp-, xoxp-: not secret, and the usual mistake
-
-
-class ConfigError(FlowerError):
-    """A setting is missing or malformed; the message is one line: variable, value, fix."""
 
 
 def mask(secret: str) -> str:
@@ -171,27 +176,27 @@ def load_config(environ: Mapping[str, str] | None = None, *, dotenv: str | Path 
         bot_token=bot_token,
         app_token=app_token,
         signing_secret=signing_secret,
-        port=_int(env, "PORT", 3000, low=0, high=65535, fix="the port the HTTP Events API listens on"),
+        port=whole_number(env, "PORT", 3000, low=0, high=65535, fix="the port the HTTP Events API listens on"),
         api_url=_api_url(env),
         home=_home(env),
         database_url=_database_url(env),
-        allowed_users=_ids(env, "FLOWER_ALLOWED_USERS", _USER_ID, "user"),
-        allowed_channels=_ids(env, "FLOWER_ALLOWED_CHANNELS", _CHANNEL_ID, "channel"),
-        max_runs=_int(env, "FLOWER_MAX_RUNS", 2, low=1, high=None, fix="how many runs may go at once"),
-        admins=_ids(env, "FLOWER_ADMINS", _USER_ID, "user", empty="have no admins"),
-        socket_idle_s=_seconds(env, "FLOWER_SOCKET_IDLE_S", 600.0,
+        allowed_users=ids(env, "FLOWER_ALLOWED_USERS", USER_ID, "user"),
+        allowed_channels=ids(env, "FLOWER_ALLOWED_CHANNELS", CHANNEL_ID, "channel"),
+        max_runs=whole_number(env, "FLOWER_MAX_RUNS", 2, low=1, high=None, fix="how many runs may go at once"),
+        admins=ids(env, "FLOWER_ADMINS", USER_ID, "user", empty="have no admins"),
+        socket_idle_s=seconds(env, "FLOWER_SOCKET_IDLE_S", 600.0,
                                fix="how many seconds of Socket Mode silence force a reconnect (0: never)"),
-        question_wait_s=_seconds(env, "FLOWER_QUESTION_WAIT_S", 1800.0,
+        question_wait_s=seconds(env, "FLOWER_QUESTION_WAIT_S", 1800.0,
                                  fix="how many seconds a question waits for an answer (0: runs never wait)"),
         agent_env=_agent_env(env),
-        allow_everyone=_flag(env, "FLOWER_ALLOW_EVERYONE", fix="to let everyone in the bot's channels start runs"),
-        sandbox=_switch(env, "FLOWER_SANDBOX", fix="off only on a machine nobody else uses: runs then reach "
+        allow_everyone=flag(env, "FLOWER_ALLOW_EVERYONE", fix="to let everyone in the bot's channels start runs"),
+        sandbox=switch(env, "FLOWER_SANDBOX", fix="off only on a machine nobody else uses: runs then reach "
                         "everything the bot's user can"),
-        sandbox_domains=_domains(env),
+        sandbox_domains=domains(env),
         settings_files=(Path(dotenv).resolve(),) if dotenv is not None and Path(dotenv).is_file() else (),
         language=_language(env),
         forges=_forges(env),
-        auto_pr=_flag(env, "FLOWER_AUTO_PR", fix="to open a pull request by itself when a bound thread's goal is achieved"),
+        auto_pr=flag(env, "FLOWER_AUTO_PR", fix="to open a pull request by itself when a bound thread's goal is achieved"),
         limits=_limits(env),
     )
 
@@ -208,21 +213,10 @@ def _forges(env: dict[str, str]) -> ForgeSettings:
         if any(c.isspace() for c in env.get(name, "")):
             raise ConfigError(f"{name} contains whitespace; got {mask(env[name])}. Paste the token alone, on one line.")
     return ForgeSettings(github_token=env.get("GITHUB_TOKEN", ""),
-                         github_api_url=_base_url(env, "GITHUB_API_URL", DEFAULT_GITHUB_API,
+                         github_api_url=base_url(env, "GITHUB_API_URL", DEFAULT_GITHUB_API,
                                                   example="https://ghe.example.com/api/v3"),
                          gitlab_token=env.get("GITLAB_TOKEN", ""),
-                         gitlab_url=_base_url(env, "GITLAB_URL", DEFAULT_GITLAB_URL, example="https://gitlab.example.com"))
-
-
-def _base_url(env: dict[str, str], name: str, default: str, *, example: str) -> str:
-    raw = env.get(name)
-    if raw is None:
-        return default
-    parts = urlsplit(raw)
-    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment or "@" in parts.netloc:
-        raise ConfigError(f"{name} must be an http(s) URL with no credentials, query or fragment; got "
-                          f"{mask_credentials(raw)!r}. Set it to {default} (the default) or your server's, such as {example}.")
-    return raw.rstrip("/")
+                         gitlab_url=base_url(env, "GITLAB_URL", DEFAULT_GITLAB_URL, example="https://gitlab.example.com"))
 
 
 def _language(env: dict[str, str]) -> str:
@@ -230,38 +224,6 @@ def _language(env: dict[str, str]) -> str:
         return check_language(env.get(LANGUAGE_ENV) or "en")
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
-
-
-def _switch(env: dict[str, str], name: str, *, fix: str) -> bool:
-    raw = env.get(name, "on").lower()
-    if raw not in ("on", "off", "1", "0"):
-        raise ConfigError(f"{name} must be on or off; got {raw!r}. Leave it unset (on), or set it {fix}.")
-    return raw in ("on", "1")
-
-
-_DOMAIN = re.compile(r"(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*")
-
-
-def _domains(env: dict[str, str]) -> tuple[str, ...]:
-    raw = env.get("FLOWER_SANDBOX_DOMAINS")
-    if raw is None:
-        return default_domains(env.get("ANTHROPIC_BASE_URL"))
-    names = [part for part in re.split(r"[\s,]+", raw) if part]
-    if names == ["none"]:
-        return ()  # no network for commands at all
-    for name in names:
-        if not _DOMAIN.fullmatch(name):
-            raise ConfigError(
-                f"FLOWER_SANDBOX_DOMAINS must list host names (pypi.org, *.example.com), separated by "
-                f"commas, or none; got {name!r}. Give the host alone, without scheme, port or path.")
-    return tuple(names)
-
-
-def _flag(env: dict[str, str], name: str, *, fix: str) -> bool:
-    raw = env.get(name, "0")
-    if raw not in ("0", "1"):
-        raise ConfigError(f"{name} must be 1 or 0; got {raw!r}. Set it to 1 {fix}, or leave it unset.")
-    return raw == "1"
 
 
 def _agent_env(env: dict[str, str]) -> dict[str, str]:
@@ -313,34 +275,6 @@ def _signing_secret(env: dict[str, str]) -> str:
     return value
 
 
-def _int(env: dict[str, str], name: str, default: int, *, low: int, high: int | None, fix: str) -> int:
-    raw = env.get(name)
-    if raw is None:
-        return default
-    span = f"from {low} to {high}" if high is not None else f"of at least {low}"
-    try:
-        value = int(raw)
-    except ValueError:
-        value = None
-    if value is None or value < low or (high is not None and value > high):
-        raise ConfigError(f"{name} must be a whole number {span}; got {raw!r}. Set it to {fix} (default {default}).")
-    return value
-
-
-def _seconds(env: dict[str, str], name: str, default: float, *, fix: str) -> float:
-    raw = env.get(name)
-    if raw is None:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not value >= 0 or value == float("inf"):  # also refuses nan
-        raise ConfigError(f"{name} must be a number of seconds, 0 or more; got {raw!r}. Set it to {fix} "
-                          f"(default {default:g}).")
-    return value
-
-
 def _api_url(env: dict[str, str]) -> str:
     raw = env.get("SLACK_API_URL")
     if raw is None:
@@ -383,17 +317,3 @@ def _database_url(env: dict[str, str]) -> str | None:
     return raw
 
 
-def _ids(
-    env: dict[str, str], name: str, shape: re.Pattern[str], kind: str, *, empty: str = "allow everyone"
-) -> frozenset[str]:
-    raw = env.get(name, "")
-    ids = [part for part in re.split(r"[\s,]+", raw) if part]
-    first, where = ("U… or W…", "their profile (⋮ → Copy member ID)") if kind == "user" else (
-        "C…, G… or D…", "the channel details (the About tab shows the Channel ID)")
-    for item in ids:
-        if not shape.fullmatch(item):
-            raise ConfigError(
-                f"{name} must list Slack {kind} ids ({first}), separated by commas or spaces; got "
-                f"{item!r}. Copy the id from {where}, not the name, or leave it empty to {empty}."
-            )
-    return frozenset(ids)

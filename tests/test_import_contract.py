@@ -162,7 +162,7 @@ def test_the_engines_top_level_stays_narrow_and_no_name_has_two_faces():
 # above. A module belongs to the first layer with a prefix that holds it (so the outbound part of
 # ``bot.slack`` is what the inbound list leaves).
 BOT_LAYERS = (
-    ("wiring", ("bot.main", "bot.__main__", "bot.reports")),
+    ("wiring", ("bot.main", "bot.__main__", "bot.reports", "bot.health")),
     ("inbound Slack: events, middleware, commands", (
         "bot.slack.app", "bot.slack.middleware", "bot.slack.intake", "bot.slack.commands", "bot.slack.catchup",
         "bot.slack.socket", "bot.slack.watchdog", "bot.slack.startup", "bot.slack.malformed",
@@ -172,7 +172,7 @@ BOT_LAYERS = (
     ("render: Block Kit and texts", ("bot.render",)),
     ("store", ("bot.store",)),
     ("clients: forge, git and repositories, folders, sandbox, settings, text helpers", (
-        "bot.forge", "bot.repos", "bot.folders", "bot.notice_keys", "bot.sandbox", "bot.agent_env", "bot.config", "bot.text")),
+        "bot.forge", "bot.repos", "bot.folders", "bot.notice_keys", "bot.sandbox", "bot.agent_env", "bot.config", "bot.config_values", "bot.metrics", "bot.text")),
     ("values", ("bot.records", "bot.limits")),
 )
 

@@ -82,6 +82,10 @@ class Jobs:
         """The threads' agent sessions (``/new`` closes one, Slack's Stop moves one on)."""
         return self._services.sessions
 
+    def queued(self) -> int:
+        """How many runs wait for a slot now."""
+        return len(self._queue)
+
     def busy(self, key: ThreadKey) -> bool:
         """True while the thread has a run queued or going in this process."""
         run = self._runs.get(ThreadKey(*key))

@@ -122,6 +122,11 @@ class QuestionsMixin(StoreCore):
             "AND consumed_at IS NULL ORDER BY id", *ThreadKey(*thread))
         return [Question.from_row(r) for r in rows]
 
+    async def questions_waiting(self) -> int:
+        """How many open questions wait for a person, in every thread (the operator's metrics)."""
+        rows = await self._rows("SELECT COUNT(*) FROM questions WHERE answer IS NULL AND consumed_at IS NULL")
+        return int(rows[0][0])
+
     async def answered_unconsumed(self, thread: ThreadKey, question_key: str) -> Question | None:
         """The newest question with this key that has an answer the run has not taken yet, or None.
 

@@ -100,6 +100,10 @@ class ThreadsMixin(StoreCore):
             f"SELECT {Thread.COLUMNS} FROM threads WHERE state IN ({marks}) {_OLDEST_FIRST}", *ACTIVE_STATES)
         return [Thread.from_row(r) for r in rows]
 
+    async def thread_counts(self) -> dict[str, int]:
+        """How many threads are in each state (the operator's metrics)."""
+        return {state: int(n) for state, n in await self._rows("SELECT state, COUNT(*) FROM threads GROUP BY state")}
+
     async def threads_since(self, after: float) -> list[Thread]:
         """Threads changed, or with a message seen (a Slack ts is epoch seconds), at or after epoch
         ``after``, plus every active one; oldest first."""
