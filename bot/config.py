@@ -92,6 +92,7 @@ class Config:
     forges: ForgeSettings = ForgeSettings()  # GITHUB_TOKEN, GITHUB_API_URL, GITLAB_TOKEN, GITLAB_URL: the bot's alone
     auto_pr: bool = False  # FLOWER_AUTO_PR=1: an achieved verdict in a bound channel opens its pull request by itself
     limits: Limits = Limits()  # FLOWER_LIMIT_*_USD: spend limits (bot.limits)
+    metrics_port: int | None = None  # FLOWER_METRICS_PORT: /metrics, /healthz, /readyz (0: a free local port)
 
     @property
     def mode(self) -> Mode:
@@ -198,6 +199,9 @@ def load_config(environ: Mapping[str, str] | None = None, *, dotenv: str | Path 
         forges=_forges(env),
         auto_pr=flag(env, "FLOWER_AUTO_PR", fix="to open a pull request by itself when a bound thread's goal is achieved"),
         limits=_limits(env),
+        metrics_port=whole_number(env, "FLOWER_METRICS_PORT", 0, low=0, high=65535,
+                                  fix="the port of /metrics, /healthz and /readyz")
+        if env.get("FLOWER_METRICS_PORT") else None,
     )
 
 

@@ -26,6 +26,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.slack.app import build_app
 from bot.slack.catchup import catch_up, recent_threads
 from bot.runs.transport import Answers
+from bot.health import health_app
+from bot.metrics import MeasuredWebClient, Metrics
 from bot.reports import report
 from bot.config import Config, load_config
 from bot.slack.intake import Intake
@@ -67,6 +69,15 @@ class RunningBot:
     watchdog: SocketWatchdog | None = None
     catchup: asyncio.Task[int] | None = None  # replies said while stopped, read back at start
     replicas: Solo | Replicas = field(default_factory=Solo)
+    metrics: Metrics = field(default_factory=Metrics)
+    health_runner: web.AppRunner | None = None  # FLOWER_METRICS_PORT's endpoint
+    metrics_port: int = 0
+
+    async def slack_ready(self) -> bool:
+        """Connected to Slack: the Socket Mode link is up, or the HTTP endpoint listens."""
+        if self.socket is not None:
+            return bool(await self.socket.client.is_connected())
+        return self.web_runner is not None
 
     async def close(self) -> None:
         """Disconnect, cancel the runs (they stay active in the store), stop posting, close the db."""
@@ -79,6 +90,8 @@ class RunningBot:
             await self.socket.close_async()
         if self.web_runner is not None:
             await self.web_runner.cleanup()
+        if self.health_runner is not None:
+            await self.health_runner.cleanup()
         await self.jobs.close()
         await self.outbox.close()
         await self.replicas.close()  # after the runs: the others take them over at once
@@ -89,11 +102,11 @@ MAX_RATE_LIMIT_RETRIES = 5
 MAX_SERVER_ERROR_RETRIES = 4  # slack_sdk's handler retries only 500 and 503; other 5xx: the outbox's retry
 
 
-def web_client(config: Config) -> AsyncWebClient:
+def web_client(config: Config, metrics: Metrics) -> AsyncWebClient:
     """The Web API client: the bot token, ``SLACK_API_URL``, 429s retried as long as Slack's
     Retry-After says and 500/503 retried too: edits and quick calls have no outbox behind them,
-    so a short 5xx spell must not lose them."""
-    return AsyncWebClient(token=config.bot_token, base_url=config.api_url, retry_handlers=[
+    so a short 5xx spell must not lose them. Every call is measured in ``metrics``."""
+    return MeasuredWebClient(token=config.bot_token, base_url=config.api_url, metrics=metrics, retry_handlers=[
         AsyncRateLimitErrorRetryHandler(max_retry_count=MAX_RATE_LIMIT_RETRIES),
         AsyncServerErrorRetryHandler(max_retry_count=MAX_SERVER_ERROR_RETRIES)])
 
@@ -127,19 +140,21 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
     if config.home.stat().st_mode & 0o077:  # bot.db and every workspace are the bot's alone
         log.warning("FLOWER_HOME %s was readable by others; made it 0700", config.home)
         config.home.chmod(0o700)
-    client = web_client(config)
+    metrics = Metrics()
+    client = web_client(config, metrics)
     await check_bot_token(client)  # a refused SLACK_BOT_TOKEN stops the start here (SlackAuthError)
     store = open_bot_store(config)  # bot.db, or FLOWER_DATABASE_URL's tables
     options = options or BotOptions()
     replicas = _replicas(config, store, options)
     outbox = Outbox(store, client, replicas=replicas)
     answers = Answers()
-    jobs = Jobs(config=config, store=store, client=client, outbox=outbox, answers=answers, options=options)
+    jobs = Jobs(config=config, store=store, client=client, outbox=outbox, answers=answers, options=options,
+                metrics=metrics)
     intake = Intake(config=config, store=store, client=client, outbox=outbox, jobs=jobs, answers=answers,
                     replicas=replicas)
     gate = Gate(config=config, store=store, client=client)
     app = build_app(config, client, intake, gate)
-    bot = RunningBot(config, app, store, jobs, outbox, replicas=replicas)
+    bot = RunningBot(config, app, store, jobs, outbox, replicas=replicas, metrics=metrics)
     outbox.start()
     missed_in = await recent_threads(store)  # before connecting: a live reply moves last_seen_ts on
     if config.mode == "socket":
@@ -155,6 +170,12 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
         site = web.TCPSite(bot.web_runner, "0.0.0.0" if config.port else "127.0.0.1", config.port)
         await site.start()
         bot.port = bot.web_runner.addresses[0][1]
+    if config.metrics_port is not None:  # the operator's endpoint: never on Slack's port
+        bot.health_runner = web.AppRunner(health_app(metrics, store, jobs, bot.slack_ready), handle_signals=False)
+        await bot.health_runner.setup()
+        await web.TCPSite(bot.health_runner, "0.0.0.0" if config.metrics_port else "127.0.0.1",
+                          config.metrics_port).start()
+        bot.metrics_port = bot.health_runner.addresses[0][1]
     if settle_gc:
         freeze_gc()
     if replicas.clustered:  # the threads of a replica that died (this one's last life too) are taken over

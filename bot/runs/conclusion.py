@@ -52,6 +52,8 @@ async def conclude(run: ThreadRun, outcome: Outcome) -> None:
         reason = "" if result.ok or result.failure is None else failure_reason(result.failure)
         if not result.ok:
             log.warning("run in %s ended without its goal: %s", name, reason)
+            if result.failure is not None and result.failure.kind == "step":
+                s.metrics.errors.labels(result.failure.cause or "step").inc()
         status_ts = feed.ts if feed is not None else None
         branch = run.bound[1].branch if run.bound is not None else ""
         heard = feed.status.heard_in if feed is not None else []
@@ -69,6 +71,7 @@ async def conclude(run: ThreadRun, outcome: Outcome) -> None:
         await feed.finish(state, cost=totals.cost, at=totals.at, reason=reason)
     await s.store.set_state(key, state)
     if isinstance(outcome, Failed):
+        s.metrics.errors.labels("repository" if outcome.repo else "run").inc()
         log.warning("run in %s failed: %s", name, outcome.reason)
         text = (texts.RUN_REPO_FAILED if outcome.repo else texts.RUN_FAILED).format(reason=outcome.reason)
         await s.outbox.send(key, "error", notice_key("repo-error" if outcome.repo else "error", key, time.time()),
@@ -85,6 +88,7 @@ async def conclude(run: ThreadRun, outcome: Outcome) -> None:
                             render_deadline.parked(outcome.question.timeout_s))
     elif isinstance(outcome, Limited):
         r = outcome.reached
+        s.metrics.limit_pauses.labels(r.scope).inc()
         log.info("run in %s paused at the %s limit ($%.2f, $%.4f spent)", name, r.scope, r.limit, r.spent)
         shown = limit_reached(r.scope, r.limit, r.spent, sorted(s.config.admins))
         await s.outbox.send(key, "limit", notice_key("limit", key, time.time()), shown["text"], shown["blocks"])

@@ -31,6 +31,7 @@ from bot.runs.outcome import Failed, Outcome, Parked, ShutDown, Stopped
 from bot.runs.pull_requests import PullRequests
 from bot.runs.question_posts import QuestionPosts
 from bot.runs.run import BotOptions, Services, ThreadRun
+from bot.metrics import Metrics
 from bot.runs.spend import SpendBook
 from bot.runs.start_gate import StartGate
 from bot.runs.transport import Answers
@@ -48,15 +49,16 @@ class Jobs:
     """The runs of every thread; ``start`` / ``stop`` / ``interrupt`` are safe from listeners."""
 
     def __init__(self, *, config: Config, store: BotStore, client: AsyncWebClient, outbox: Outbox,
-                 answers: Answers, options: BotOptions | None = None) -> None:
+                 answers: Answers, options: BotOptions | None = None, metrics: Metrics | None = None) -> None:
         self.config, self.store, self.outbox = config, store, outbox
         options = options or BotOptions()
+        metrics = metrics or Metrics()
         self._services = Services(
             config=config, store=store, client=client, outbox=outbox, answers=answers, options=options,
             assistant=AssistantStatus(client), sessions=AgentSessions(client), questions=QuestionPosts(client=client, outbox=outbox),
             pull_requests=PullRequests(config=config, store=store, client=client, outbox=outbox,
                                        retry=options.forge_retry),
-            spend=SpendBook(store, config))
+            spend=SpendBook(store, config, metrics), metrics=metrics)
         self._slots = asyncio.Semaphore(config.max_runs)
         self._runs: dict[ThreadKey, ThreadRun] = {}
         self._queue: list[ThreadKey] = []
@@ -190,6 +192,7 @@ class Jobs:
         thread = await self.store.get_thread(ThreadKey(*key))
         if thread is None or thread.state not in ACTIVE_STATES or self.busy(thread.key):
             return False
+        self._services.metrics.takeovers.inc()
         return await self._resume(thread, banner_key=f"restart:{thread.updated_at}", restarted=True)
 
     async def abandon(self, key: ThreadKey) -> bool:

@@ -32,6 +32,7 @@ from bot.runs.final import Totals, totals
 from bot.runs.outcome import Failed, Finished, Limited, Nothing, Outcome, Parked, ShutDown, Stopped
 from bot.runs.pull_requests import PullRequests
 from bot.runs.question_posts import QuestionPosts
+from bot.metrics import Metrics
 from bot.runs.request import SavedRequest
 from bot.runs.spend import RunSpend, SpendBook
 from bot.runs.start_gate import START_AT_ONCE
@@ -44,7 +45,7 @@ from bot.slack.assistant import AssistantStatus
 from bot.slack.outbox import Outbox
 from bot.store.bot_store import BotStore, ThreadKey
 from bot.store.replicas import HEARTBEAT_S, LEASE_S
-from engine import Event, Question, Resilience, StarterRun, WakeState
+from engine import Event, Question, Resilience, RetryScheduled, StarterRun, WakeState
 
 __all__ = ["BotOptions", "Services", "ThreadRun"]
 
@@ -81,6 +82,7 @@ class Services:
     pull_requests: PullRequests
     questions: QuestionPosts
     spend: SpendBook  # the usage ledger's sums, and each run's guard on the spend limits
+    metrics: Metrics  # what the operator watches (bot.health serves it)
 
 
 class Subscriber(Protocol):
@@ -234,6 +236,8 @@ class ThreadRun:
 
         def on_event(event: Event) -> None:
             spend.event(event)  # the ledger, before anything shows it
+            if isinstance(event, RetryScheduled):
+                self.s.metrics.model_retries.labels(event.failure).inc()
             if spend.near is not None and self.feed is not None:  # 80 % of a limit: the status line says so
                 self.feed.status.near = spend.near
             if event.kind == "session":

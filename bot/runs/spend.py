@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from bot.config import Config
 from bot.limits import NEAR, Limits, Scope, month_start
+from bot.metrics import Metrics
 from bot.records import ThreadKey
 from bot.store.bot_store import BotStore, UsageRow
 from engine import Event, ResultReported
@@ -98,8 +99,8 @@ class SpendBook:
     """The ledger's sums this process keeps by channel, person and the whole installation (this
     month), and the writes of new rows, in order."""
 
-    def __init__(self, store: BotStore, config: Config) -> None:
-        self.store, self.config = store, config
+    def __init__(self, store: BotStore, config: Config, metrics: Metrics) -> None:
+        self.store, self.config, self.metrics = store, config, metrics
         self._sums: dict[tuple[str, ...], float] = {}
         self._unsaved: dict[tuple[str, ...], float] = {}  # added here, not in the ledger yet
         self._month = 0.0
@@ -130,6 +131,8 @@ class SpendBook:
         for scope_key in self._keys(row):
             self._sums[scope_key] = self._sums.get(scope_key, 0.0) + row.cost_usd
             self._unsaved[scope_key] = self._unsaved.get(scope_key, 0.0) + row.cost_usd
+        if row.cost_usd > 0:
+            self.metrics.cost.labels(row.thread.channel, row.model or "unknown").inc(row.cost_usd)
         if self._writer is None or self._writer.done():
             self._writer = asyncio.get_running_loop().create_task(self._write(), name="flower-ledger")
         self._writes.put_nowait(row)
