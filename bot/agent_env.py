@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from urllib.parse import quote
 
 from engine import FlowerError
 
@@ -27,6 +28,8 @@ MODEL_NAMES = ("CLAUDE_CONFIG_DIR", "IS_SANDBOX", "DISABLE_AUTOUPDATER", "DISABL
 PROVIDERS = {
     "CLAUDE_CODE_USE_BEDROCK": (re.compile(r"AWS_[A-Z_]+"),),
     "CLAUDE_CODE_USE_VERTEX": (re.compile(r"CLOUD_ML_REGION|GOOGLE_[A-Z_]+|VERTEX_REGION_[A-Z0-9_]+"),),
+    # Claude Code's OpenTelemetry export, when the operator turns it on (their collector and its headers)
+    "CLAUDE_CODE_ENABLE_TELEMETRY": (re.compile(r"OTEL_[A-Z0-9_]+"),),
 }
 # Never handed to a run, whatever FLOWER_AGENT_ENV says: the bot's own secrets and settings.
 NEVER = re.compile(r"SLACK_[A-Z_]*|FLOWER_[A-Z_]*|GITHUB_TOKEN|GITLAB_TOKEN|GH_TOKEN")
@@ -61,3 +64,14 @@ def agent_env(env: Mapping[str, str], extra: tuple[str, ...] = ()) -> dict[str, 
                 or any(p.fullmatch(name) for p in chosen))
 
     return {name: value for name, value in env.items() if allowed(name)}
+
+
+def with_thread_attributes(env: Mapping[str, str], *, thread: str, channel: str) -> dict[str, str]:
+    """``env`` for one thread's CLI: with Claude Code's telemetry on, its OpenTelemetry resource
+    attributes name the thread and the channel (values percent-encoded, as the format asks)."""
+    out = dict(env)
+    if out.get("CLAUDE_CODE_ENABLE_TELEMETRY"):
+        ours = f"flower.thread={quote(thread, safe='')},flower.channel={quote(channel, safe='')}"
+        have = out.get("OTEL_RESOURCE_ATTRIBUTES", "").strip().strip(",")
+        out["OTEL_RESOURCE_ATTRIBUTES"] = f"{have},{ours}" if have else ours
+    return out

@@ -18,7 +18,8 @@ from typing import Any, Protocol
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Config
-from bot.folders import ensure_workspace, run_dir
+from bot.agent_env import with_thread_attributes
+from bot.folders import ensure_workspace, folder_name, run_dir
 from bot.forge.client import Retry
 from bot.notice_keys import notice_key
 from bot.render import messages as render, notices
@@ -203,7 +204,8 @@ class ThreadRun:
                                    # asked before this run was resumed: by its life before a restart,
                                    # or on a replica that died (this replica may be older than that ask)
                                    replay_before=self.created_at if self.resumed else None)
-        return thread_run(self.ws, env=s.config.agent_env, transport=transport, park=self.park,
+        env = with_thread_attributes(s.config.agent_env, thread=folder_name(self.key), channel=self.key.channel)
+        return thread_run(self.ws, env=env, transport=transport, park=self.park,
                           runtime=runtime, language=s.config.language,
                           # FLOWER_DATABASE_URL: transcripts in PostgreSQL (issue 17); None: sessions.db
                           database_url=s.config.database_url,

@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from bot.agent_env import AgentEnvError, agent_env, extra_names
+from bot.agent_env import AgentEnvError, agent_env, extra_names, with_thread_attributes
 from bot.config import ConfigError, load_config
-from engine.testing import prompt_contains, text, tool_use
+from engine.testing import hold, prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE, WORKER
 from tests.bot.helpers.app import ACHIEVED, CHANNEL, posted
 from tests.bot.helpers.faults import BRIEF, FAST_BOT, GOAL, start_thread
@@ -32,6 +32,18 @@ def test_a_chosen_cloud_provider_brings_its_credentials():
            "GOOGLE_APPLICATION_CREDENTIALS": "/k.json"}
     assert agent_env(env) == {"CLAUDE_CODE_USE_BEDROCK": "1", "AWS_REGION": "eu-west-1",
                               "AWS_SECRET_ACCESS_KEY": "aws"}
+
+
+def test_claude_code_s_telemetry_goes_along_when_on_with_the_thread_named():
+    env = {"CLAUDE_CODE_ENABLE_TELEMETRY": "1", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://otel:4317",
+           "OTEL_RESOURCE_ATTRIBUTES": "team=web", "SLACK_BOT_TOKEN": BOT}
+    built = with_thread_attributes(agent_env(env), thread="T1-C1-1_2", channel="C1")
+    assert built == {"CLAUDE_CODE_ENABLE_TELEMETRY": "1", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://otel:4317",
+                     "OTEL_RESOURCE_ATTRIBUTES": "team=web,flower.thread=T1-C1-1_2,flower.channel=C1"}
+    assert with_thread_attributes({"CLAUDE_CODE_ENABLE_TELEMETRY": "1"}, thread="a,b=c", channel="C1")[
+        "OTEL_RESOURCE_ATTRIBUTES"] == "flower.thread=a%2Cb%3Dc,flower.channel=C1"  # percent-encoded
+    off = agent_env({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://otel:4317", "OTEL_RESOURCE_ATTRIBUTES": "x=y"})
+    assert off == {} and with_thread_attributes(off, thread="t", channel="c") == {}
 
 
 @pytest.mark.parametrize("raw, why", [("SLACK_BOT_TOKEN", "never gets"), ("FOO,FLOWER_HOME", "never gets"),
@@ -67,6 +79,41 @@ async def test_a_workers_commands_see_no_slack_token(make_bot, slack_env, fake_m
     assert names and not [n for n in names if n.startswith(("SLACK_", "FLOWER_"))]
     for secret in (bot.config.bot_token, bot.config.app_token, "never-seen"):
         assert secret not in seen
+
+
+async def test_with_telemetry_on_a_run_s_cli_reports_its_thread_and_channel(make_bot, slack_env, fake_model,
+                                                                             monkeypatch, tmp_path):
+    slack = slack_env
+    for name, value in {"CLAUDE_CODE_ENABLE_TELEMETRY": "1", "OTEL_METRICS_EXPORTER": "none",
+                        "OTEL_LOGS_EXPORTER": "none", "OTEL_RESOURCE_ATTRIBUTES": "team=web"}.items():
+        monkeypatch.setenv(name, value)
+    held = hold()
+    fake_model.rule(text(BRIEF, fault=held), when=CLARIFIER)
+    bot = await make_bot(FAST_BOT)
+    thread = await start_thread(slack)
+    await held.arrived()  # the clarifier's CLI is up: what did it get?
+    ws = next((tmp_path / "home" / "workspaces").iterdir())
+    environs = [environ for environ in _cli_environs(ws) if b"OTEL_RESOURCE_ATTRIBUTES=" in environ]
+    held.release()
+    assert environs, "no CLI of the run found"
+    seen = dict(item.split(b"=", 1) for item in environs[0].split(b"\0") if b"=" in item)
+    assert seen[b"OTEL_RESOURCE_ATTRIBUTES"].decode() == f"team=web,flower.thread={ws.name},flower.channel={CHANNEL}"
+    assert bot.config.bot_token.encode() not in environs[0]
+
+
+def _cli_environs(ws) -> list[bytes]:
+    """The environments of the processes working in ``ws`` (the run's CLI), read from /proc."""
+    found = []
+    for proc in os.listdir("/proc"):
+        if not proc.isdigit():
+            continue
+        try:
+            if os.readlink(f"/proc/{proc}/cwd").startswith(str(ws)):
+                with open(f"/proc/{proc}/environ", "rb") as f:
+                    found.append(f.read())
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+    return found
 
 
 def _brief(goal: str) -> str:
