@@ -13,7 +13,7 @@ from importlib.util import find_spec
 from engine import LANGUAGE_ENV, check_language
 from engine.host import redact
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
@@ -35,6 +35,7 @@ from bot.config_values import (
     whole_number,
 )
 from bot.limits import Limits
+from bot.policy import ChannelPolicy, Policy
 from bot.sandbox import default_domains
 
 
@@ -93,6 +94,16 @@ class Config:
     auto_pr: bool = False  # FLOWER_AUTO_PR=1: an achieved verdict in a bound channel opens its pull request by itself
     limits: Limits = Limits()  # FLOWER_LIMIT_*_USD: spend limits (bot.limits)
     metrics_port: int | None = None  # FLOWER_METRICS_PORT: /metrics, /healthz, /readyz (0: a free local port)
+    policy: Policy | None = None  # FLOWER_POLICY: per-channel settings over these (bot.policy)
+
+    def base_policy(self) -> ChannelPolicy:
+        """The settings of a channel the policy file does not name: the environment's."""
+        return ChannelPolicy(allowed_users=self.allowed_users, admins=self.admins, question_wait_s=self.question_wait_s,
+                             sandbox_domains=self.sandbox_domains, limits=self.limits)
+
+    def for_channel(self, channel: str) -> ChannelPolicy:
+        """The settings in effect in ``channel``: its policy table, ``[defaults]``, the environment."""
+        return self.policy.channel(channel) if self.policy is not None else self.base_policy()
 
     @property
     def mode(self) -> Mode:
@@ -173,7 +184,7 @@ def load_config(environ: Mapping[str, str] | None = None, *, dotenv: str | Path 
     signing_secret = _signing_secret(env)
     if not app_token and not signing_secret:
         raise ConfigError(_NO_MODE)
-    return Config(
+    config = Config(
         bot_token=bot_token,
         app_token=app_token,
         signing_secret=signing_secret,
@@ -203,6 +214,8 @@ def load_config(environ: Mapping[str, str] | None = None, *, dotenv: str | Path 
                                   fix="the port of /metrics, /healthz and /readyz")
         if env.get("FLOWER_METRICS_PORT") else None,
     )
+    return replace(config, policy=Policy(Path(env.get("FLOWER_POLICY") or config.home / "policy.toml").expanduser(),
+                                         config.base_policy(), env))
 
 
 def _limits(env: dict[str, str]) -> Limits:

@@ -172,7 +172,7 @@ BOT_LAYERS = (
     ("render: Block Kit and texts", ("bot.render",)),
     ("store", ("bot.store",)),
     ("clients: forge, git and repositories, folders, sandbox, settings, text helpers", (
-        "bot.forge", "bot.repos", "bot.folders", "bot.notice_keys", "bot.sandbox", "bot.agent_env", "bot.config", "bot.config_values", "bot.metrics", "bot.text")),
+        "bot.forge", "bot.repos", "bot.folders", "bot.notice_keys", "bot.sandbox", "bot.agent_env", "bot.config", "bot.config_values", "bot.policy", "bot.metrics", "bot.text")),
     ("values", ("bot.records", "bot.limits")),
 )
 

@@ -1,15 +1,18 @@
-"""What the thread and an admin read about spend limits: the pause, and ``@flower /limit``'s answers."""
+"""What the thread and an admin read about spend limits and policy: the pause, ``@flower /limit``'s
+and ``@flower /policy``'s answers."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.limits import ENV
+from bot.limits import ENV, Limits
+from bot.policy import ChannelPolicy
 from bot.render import texts
 from bot.render.block_kit import Payload, context, fallback, section
 from bot.render.notices import cost
+from bot.text.split import clip
 
-__all__ = ["limit_reached", "limits_message"]
+__all__ = ["limit_reached", "limits_message", "policy_message"]
 
 
 def limit_reached(scope: str, limit: float, spent: float, admins: Sequence[str]) -> Payload:
@@ -28,3 +31,23 @@ def limits_message(rows: Sequence[tuple[str, float | None, float]]) -> Payload:
              for s, limit, spent in rows]
     body = texts.LIMITS_HEAD + "\n" + "\n".join(lines)
     return {"text": fallback(body.replace("*", "")), "blocks": [section(body), context(texts.LIMITS_HOW)]}
+
+
+def policy_message(policy: ChannelPolicy, limits: Limits, *, error: str = "") -> Payload:
+    """``/policy``: every setting in effect in a channel, and why the file's last edit was refused."""
+    none = texts.POLICY_UNSET
+    lines = [
+        ("model", policy.model or texts.POLICY_DEFAULT_MODEL),
+        ("allowed_users", ", ".join(f"<@{u}>" for u in sorted(policy.allowed_users)) or texts.POLICY_EVERYONE),
+        ("admins", ", ".join(f"<@{u}>" for u in sorted(policy.admins)) or none),
+        ("question_wait_s", f"{policy.question_wait_s:g}"),
+        ("rounds", str(policy.rounds)),
+        ("sandbox_domains", ", ".join(policy.sandbox_domains) or none),
+        ("agent_env", ", ".join(sorted(policy.agent_env)) if policy.agent_env is not None else texts.POLICY_AS_SET),
+        ("pr_followup", "on" if policy.pr_followup else "off"),
+        *[(f"limit ({scope})", cost(usd)) for scope, usd in limits.items()],
+        ("instructions", clip(policy.instructions, 500) or none),
+    ]
+    body = texts.POLICY_HEAD + "\n" + "\n".join(texts.POLICY_LINE.format(key=k, value=v) for k, v in lines)
+    blocks = [section(body)] + ([context(texts.POLICY_REFUSED.format(error=error))] if error else [])
+    return {"text": fallback(body.replace("*", "")), "blocks": blocks}

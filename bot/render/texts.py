@@ -254,6 +254,14 @@ LIMIT_REMOVED = ":white_check_mark: {who} removed this channel's own limit of {w
 LIMIT_ADMINS_ONLY = "Sorry {who}, only admins (FLOWER_ADMINS) may change a spend limit."
 LIMIT_BAD = "That is not a limit I can set: {why}. Write `@flower /limit <request|thread|channel|user|month> <dollars|off>`."
 LIMIT_BAD_SCOPE = "there is no scope {scope!r}"
+POLICY_HEAD = "*The settings in effect in this channel*"
+POLICY_LINE = "• `{key}`: {value}"
+POLICY_UNSET = "none"
+POLICY_EVERYONE = "whoever the bot lets in"
+POLICY_DEFAULT_MODEL = "Claude Code's default"
+POLICY_AS_SET = "the bot's FLOWER_AGENT_ENV"
+POLICY_REFUSED = "⚠️ The policy file's last edit was refused, so the one before it is in force: {error}"
+POLICY_ADMINS_ONLY = "Sorry {who}, only admins (FLOWER_ADMINS, or the channel's policy) may see its settings."
 
 # -- Long text cut for Slack -----------------------------------------------------------------
 

@@ -90,7 +90,7 @@ async def conclude(run: ThreadRun, outcome: Outcome) -> None:
         r = outcome.reached
         s.metrics.limit_pauses.labels(r.scope).inc()
         log.info("run in %s paused at the %s limit ($%.2f, $%.4f spent)", name, r.scope, r.limit, r.spent)
-        shown = limit_reached(r.scope, r.limit, r.spent, sorted(s.config.admins))
+        shown = limit_reached(r.scope, r.limit, r.spent, sorted(s.config.for_channel(key.channel).admins))
         await s.outbox.send(key, "limit", notice_key("limit", key, time.time()), shown["text"], shown["blocks"])
 
 

@@ -1,4 +1,5 @@
-"""``@flower /limit``: the spend limits of a channel, shown to anyone, changed by admins only.
+"""``@flower /limit``: the spend limits of a channel, shown to anyone, changed by admins only; and
+``@flower /policy``: the settings in effect in the channel, shown to an admin.
 
 A channel's own limit (in ``bot.db``'s ``limits``) overrides the ``FLOWER_LIMIT_*_USD`` default
 there; ``off`` removes it. Every change is in the audit trail. A run paused at a limit goes on
@@ -16,7 +17,7 @@ from bot.limits import SCOPES, month_start, parse_usd
 from bot.notice_keys import notice_key
 from bot.records import ThreadKey
 from bot.render import messages as render, texts
-from bot.render.limit_notices import limits_message
+from bot.render.limit_notices import limits_message, policy_message
 from bot.render.notices import cost
 from bot.runs.spend import SpendBook
 from bot.slack.outbox import Outbox, ephemeral
@@ -36,7 +37,7 @@ class LimitCommands:
         if not scope:
             await self._show(key, user)
             return
-        if user not in self.config.admins:
+        if user not in self.config.for_channel(key.channel).admins:
             await ephemeral(self.client, key.channel, user, texts.LIMIT_ADMINS_ONLY.format(who=render.mention(user)),
                             thread_ts=key.thread_ts)
             return
@@ -65,4 +66,16 @@ class LimitCommands:
                  "user": await self.store.spent(since, user=person), "month": await self.store.spent(since)}
         rows = [(s, getattr(limits, s), v) for s, v in spent.items() if v is not None]
         shown = limits_message(rows)
+        await ephemeral(self.client, key.channel, user, shown["text"], thread_ts=key.thread_ts, blocks=shown["blocks"])
+
+    async def policy(self, key: ThreadKey, user: str) -> None:
+        """``/policy``: the settings in effect in ``key``'s channel, only to an admin (ephemeral)."""
+        policy = self.config.for_channel(key.channel)
+        if user not in policy.admins:
+            await ephemeral(self.client, key.channel, user, texts.POLICY_ADMINS_ONLY.format(who=render.mention(user)),
+                            thread_ts=key.thread_ts)
+            return
+        limits = policy.limits.over(await self.store.channel_limits(key.team, key.channel))
+        error = self.config.policy.error if self.config.policy is not None else ""
+        shown = policy_message(policy, limits, error=error)
         await ephemeral(self.client, key.channel, user, shown["text"], thread_ts=key.thread_ts, blocks=shown["blocks"])

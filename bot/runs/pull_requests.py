@@ -90,7 +90,8 @@ class PullRequests:
         (``FLOWER_AUTO_PR``) for an achieved goal."""
         row = await self.store.pull_request(key, branch)
         if row is not None and row.is_open:
-            await self._keep_in_step(key, row)
+            if self.config.for_channel(key.channel).pr_followup:  # the channel's policy may leave it be
+                await self._keep_in_step(key, row)
         elif achieved and self.config.auto_pr:
             await self.open(key, None, branch, draft=False)
 

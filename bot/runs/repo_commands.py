@@ -42,11 +42,12 @@ class RepoCommands:
         if not source:
             binding = await asyncio.to_thread(self.bindings.get, key.channel)
             shown = (render_repo.binding_message(binding, changed=False) if binding else
-                     render_repo.not_bound_message(can_bind=bool(self.config.admins)))
+                     render_repo.not_bound_message(can_bind=bool(self.config.for_channel(key.channel).admins)))
             await self.outbox.send(key, "repo", notice_key("repo", key.channel, key.thread_ts), shown["text"], shown.get("blocks"))
             return False
-        if user not in self.config.admins:
-            note = texts.NO_ADMINS if not self.config.admins else texts.ADMINS_ONLY.format(who=render.mention(user))
+        admins = self.config.for_channel(key.channel).admins
+        if user not in admins:
+            note = texts.NO_ADMINS if not admins else texts.ADMINS_ONLY.format(who=render.mention(user))
             await ephemeral(self.client, key.channel, user, note, thread_ts=key.thread_ts)
             return False
         try:

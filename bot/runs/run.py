@@ -34,6 +34,7 @@ from bot.runs.outcome import Failed, Finished, Limited, Nothing, Outcome, Parked
 from bot.runs.pull_requests import PullRequests
 from bot.runs.question_posts import QuestionPosts
 from bot.metrics import Metrics
+from bot.policy import ChannelPolicy
 from bot.runs.request import SavedRequest
 from bot.runs.spend import RunSpend, SpendBook
 from bot.runs.start_gate import START_AT_ONCE
@@ -114,6 +115,7 @@ class ThreadRun:
         self.by = by  # who asked (the request's person in the ledger; a resumed run: the thread's)
         self.continuing = continuing  # a reply after a spend limit: the same request goes on
         self.spend: RunSpend | None = None
+        self.policy: ChannelPolicy = services.config.base_policy()  # the channel's, read by prepare()
         self.task: asyncio.Task[None] | None = None
         self.starter: StarterRun | None = None
         self.state: WakeState | None = None
@@ -159,6 +161,7 @@ class ThreadRun:
         """The thread's worktree, its one ``StarterRun`` and wake state, the request (a follow-up
         begins one of its own) and a restart's notice; an outcome when the run cannot go on (else None)."""
         rd, saved = run_dir(self.ws), await asyncio.to_thread(self.request.text)
+        self.policy = self.s.config.for_channel(self.key.channel)  # read once per run: an edit counts from the next
         try:  # a bound channel: the thread's own worktree and branch (git work off the event loop)
             self.bound = await asyncio.to_thread(open_for_thread, self.s.config.home, self.key, self.ws, rd,
                                                  self.ask if self.new or not saved else saved, new=self.new)
@@ -167,7 +170,7 @@ class ThreadRun:
             if self.s.config.sandbox:
                 git = await asyncio.to_thread(worktree_git, *self.bound) if self.bound is not None else None
                 runtime["sandbox"] = thread_sandbox(self.s.config.home, secret_files=self.s.config.settings_files,
-                                                    domains=self.s.config.sandbox_domains, git=git)
+                                                    domains=self.policy.sandbox_domains, git=git)
         except RepoError as exc:
             return Failed(str(exc), repo=True)
         self.starter = self._starter(runtime)
@@ -204,7 +207,11 @@ class ThreadRun:
                                    # asked before this run was resumed: by its life before a restart,
                                    # or on a replica that died (this replica may be older than that ask)
                                    replay_before=self.created_at if self.resumed else None)
-        env = with_thread_attributes(s.config.agent_env, thread=folder_name(self.key), channel=self.key.channel)
+        policy = self.policy
+        env = with_thread_attributes(s.config.agent_env if policy.agent_env is None else policy.agent_env,
+                                     thread=folder_name(self.key), channel=self.key.channel)
+        if policy.model:  # the channel's model, for every session of the run
+            env["ANTHROPIC_MODEL"] = policy.model
         return thread_run(self.ws, env=env, transport=transport, park=self.park,
                           runtime=runtime, language=s.config.language,
                           # FLOWER_DATABASE_URL: transcripts in PostgreSQL (issue 17); None: sessions.db
@@ -213,7 +220,9 @@ class ThreadRun:
                           # on a shared filesystem can outlive a dead machine (NFS: ~90 s) and stall
                           # the takeover
                           lock=s.config.database_url is None,
-                          flow={"timeout_s": s.config.question_wait_s, **s.options.flow})
+                          flow={"timeout_s": policy.question_wait_s, "rounds": policy.rounds,
+                                "instructions": policy.instructions, "judge_instructions": policy.instructions,
+                                **s.options.flow})
 
     async def go(self, started: Any = lambda: None) -> Outcome:
         """The run in its slot, from its wake banner to its flow's end; ``started()`` is called once

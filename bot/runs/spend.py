@@ -108,8 +108,9 @@ class SpendBook:
         self._writer: asyncio.Task[None] | None = None
 
     async def limits(self, key: ThreadKey) -> Limits:
-        """The limits in ``key``'s channel: the settings', with the channel's own over them."""
-        return self.config.limits.over(await self.store.channel_limits(key.team, key.channel))
+        """The limits in ``key``'s channel: its policy's (or the settings'), with those set from
+        Slack (``@flower /limit``) over them."""
+        return self.config.for_channel(key.channel).limits.over(await self.store.channel_limits(key.team, key.channel))
 
     async def open(self, key: ThreadKey, user: str, *, request: float, request_spent: float,
                    thread_spent: float) -> RunSpend:

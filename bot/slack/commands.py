@@ -1,5 +1,5 @@
 """What a person's message in a thread asks for: ``/new`` in its accepted spellings, ``/repo``,
-``/limit``, or plain words.
+``/limit``, ``/policy``, or plain words.
 
 Slack refuses slash commands typed in a thread and drops unknown ``/`` messages, so besides
 ``/new`` (with a leading space, which Slack lets through) we accept ``!new`` and ``@bot /new``.
@@ -80,3 +80,11 @@ def parse_limit(text: str) -> LimitCommand | None:
         return None
     words = m.group(1).split()
     return LimitCommand(words[0].lower() if words else "", words[1] if len(words) > 1 else "")
+
+
+_POLICY = re.compile(r"[/!]policy\s*", re.IGNORECASE)
+
+
+def is_policy(text: str) -> bool:
+    """``@bot /policy``: the settings in effect in this channel."""
+    return _POLICY.fullmatch(strip_mentions(text)) is not None

@@ -20,7 +20,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.render import controls, texts
 from bot.render import messages as render
 from bot.runs.transport import Answers
-from bot.slack.commands import parse, parse_limit, parse_repo
+from bot.slack.commands import is_policy, parse, parse_limit, parse_repo
 from bot.config import Config
 from bot.runs.jobs import Jobs
 from bot.store.replicas import Replicas, Solo
@@ -110,7 +110,8 @@ class Intake:
         await self._files_note(key, event)
 
     async def _command(self, key: ThreadKey, user: str, text: str) -> bool:
-        """``@flower /repo …`` (the channel's repository) and ``@flower /limit …`` (its spend limits),
+        """``@flower /repo …`` (the channel's repository), ``@flower /limit …`` (its spend limits) and
+        ``@flower /policy`` (its settings),
         answered in the thread; True when ``text`` was one (the mention pair may arrive as a
         plain message first)."""
         repo = parse_repo(text)
@@ -121,6 +122,9 @@ class Intake:
         limit = parse_limit(text)
         if limit is not None:
             await self.limits.command(key, user, limit.scope, limit.amount)
+            return True
+        if is_policy(text):
+            await self.limits.policy(key, user)
             return True
         return False
 

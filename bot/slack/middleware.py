@@ -87,7 +87,7 @@ class Gate:
 
     def refusal(self, user: str, channel: str) -> str | None:
         """The ephemeral text for someone who may not start or steer runs here; None when they may."""
-        if not self.config.user_allowed(user):
+        if not self.config.for_channel(channel).user_allowed(user):
             return render.refusal(user, reason="user")["text"]
         if not self.config.channel_allowed(channel):
             return render.refusal(user, reason="channel")["text"]

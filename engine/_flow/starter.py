@@ -104,6 +104,7 @@ def starter_flow(
     max_asks: int | None = None,
     timeout_s: float | None = 1800.0,
     instructions: str = "",
+    judge_instructions: str = "",
     worker_prompt: str | None = None,
     brief_name: str | None = None,
     goal_name: str | None = None,
@@ -124,6 +125,8 @@ def starter_flow(
     ``worktrees`` says whether each worker dispatch gets a git worktree of its own (default:
     ``isolate``); False with ``isolate=True`` keeps the workbench outside the checkout while the
     workers work in the checkout itself (a checkout that is already a worktree of its own).
+    ``instructions`` are the coordinator's standing instructions, ``judge_instructions`` the goal
+    setter's and the judge's (a team's policy gives both).
     ``language`` (``en`` / ``zh``; default: the one in effect) is what every model is told, what
     the files are named and how the steps are called; the workflow runs in it.
     Raises ``ValueError`` for an empty ``ask`` on a fresh workspace, and for ``isolate=True``
@@ -160,7 +163,7 @@ def starter_flow(
         if not clarify_only:
             if goal:
                 steps.append(goal_step(ch, goal_path=paths.goal, always_set=waking and bool(said),
-                                       retries=2, can_run=judge_can_run))
+                                       retries=2, can_run=judge_can_run, instructions=judge_instructions))
             workers = {"coder": worker(w.WORKER_DESCRIPTION, worker_prompt or w.WORKER_PROMPT,
                                        isolate=isolate if worktrees is None else worktrees)}
             lead = coordinator(w.COORDINATOR_NAME, instructions, workers, channel=ch)
@@ -177,7 +180,8 @@ def starter_flow(
 
             work = Step(w.WORK_STEP, lead, work_prompt, resume_prompt=wake_prompt)
             if goal:
-                work = with_goal(work, ch, goal_path=paths.goal, rounds=rounds, can_run=judge_can_run)
+                work = with_goal(work, ch, goal_path=paths.goal, rounds=rounds, can_run=judge_can_run,
+                                 instructions=judge_instructions)
             steps.append(work)
         return Workflow(steps, name="starter", channel=ch, workbench=paths.workbench,
                         context={"_said": said, "_waking": waking}, language=current())
