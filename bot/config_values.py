@@ -11,10 +11,11 @@ from bot.sandbox import default_domains
 from bot.text.outside import mask_credentials
 from engine import FlowerError
 
-__all__ = ["CHANNEL_ID", "USER_ID", "ConfigError", "base_url", "domains", "flag", "ids", "seconds", "switch",
+__all__ = ["CHANNEL_ID", "PERSON_OR_GROUP", "USER_ID", "ConfigError", "base_url", "domains", "flag", "ids", "seconds", "switch",
            "whole_number"]
 
 USER_ID = re.compile(r"[UW][A-Z0-9]{2,}")
+PERSON_OR_GROUP = re.compile(r"[UWS][A-Z0-9]{2,}")  # a policy may name user groups (S…) too
 CHANNEL_ID = re.compile(r"[CGD][A-Z0-9]{2,}")
 
 

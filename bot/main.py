@@ -102,11 +102,11 @@ MAX_RATE_LIMIT_RETRIES = 5
 MAX_SERVER_ERROR_RETRIES = 4  # slack_sdk's handler retries only 500 and 503; other 5xx: the outbox's retry
 
 
-def web_client(config: Config, metrics: Metrics) -> AsyncWebClient:
+def web_client(config: Config, metrics: Metrics | None = None) -> AsyncWebClient:
     """The Web API client: the bot token, ``SLACK_API_URL``, 429s retried as long as Slack's
     Retry-After says and 500/503 retried too: edits and quick calls have no outbox behind them,
     so a short 5xx spell must not lose them. Every call is measured in ``metrics``."""
-    return MeasuredWebClient(token=config.bot_token, base_url=config.api_url, metrics=metrics, retry_handlers=[
+    return MeasuredWebClient(token=config.bot_token, base_url=config.api_url, metrics=metrics or Metrics(), retry_handlers=[
         AsyncRateLimitErrorRetryHandler(max_retry_count=MAX_RATE_LIMIT_RETRIES),
         AsyncServerErrorRetryHandler(max_retry_count=MAX_SERVER_ERROR_RETRIES)])
 

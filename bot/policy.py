@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.agent_env import AgentEnvError, agent_env, extra_names
-from bot.config_values import CHANNEL_ID, USER_ID, ConfigError, domains, flag, ids, seconds, whole_number
+from bot.config_values import CHANNEL_ID, PERSON_OR_GROUP, ConfigError, domains, flag, ids, seconds, whole_number
 from bot.limits import ENV as LIMIT_ENV, Limits, parse_usd
 
 log = logging.getLogger(__name__)
@@ -151,7 +151,7 @@ class Policy:
                     raise ConfigError("model must be a model's name, such as claude-sonnet-4-5")
                 out = replace(out, model=settings[key].strip())
             elif key in ("allowed_users", "admins"):
-                out = replace(out, **{key: ids(raw(key), key, USER_ID, "user")})
+                out = replace(out, **{key: ids(raw(key), key, PERSON_OR_GROUP, "user")})
             elif key == "question_wait_s":
                 out = replace(out, question_wait_s=seconds(raw(key), key, out.question_wait_s,
                                                            fix="how long a question waits"))

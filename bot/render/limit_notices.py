@@ -19,7 +19,7 @@ def limit_reached(scope: str, limit: float, spent: float, admins: Sequence[str])
     """The pause: which limit, how much was spent, and who can raise it (the admins, by mention;
     with none, the setting whoever runs flower changes)."""
     head = texts.LIMIT_REACHED.format(what=texts.LIMIT_WHAT[scope], limit=cost(limit), spent=cost(spent))
-    raise_it = (texts.LIMIT_RAISE.format(who=", ".join(f"<@{a}>" for a in sorted(admins)), scope=scope)
+    raise_it = (texts.LIMIT_RAISE.format(who=", ".join(_who(a) for a in sorted(admins)), scope=scope)
                 if admins else texts.LIMIT_RAISE_ENV.format(env=ENV[scope]))  # type: ignore[index]
     return {"text": fallback(f"{head} {raise_it}".replace("*", "")), "blocks": [section(head), context(raise_it)]}
 
@@ -38,8 +38,8 @@ def policy_message(policy: ChannelPolicy, limits: Limits, *, error: str = "") ->
     none = texts.POLICY_UNSET
     lines = [
         ("model", policy.model or texts.POLICY_DEFAULT_MODEL),
-        ("allowed_users", ", ".join(f"<@{u}>" for u in sorted(policy.allowed_users)) or texts.POLICY_EVERYONE),
-        ("admins", ", ".join(f"<@{u}>" for u in sorted(policy.admins)) or none),
+        ("allowed_users", ", ".join(_who(u) for u in sorted(policy.allowed_users)) or texts.POLICY_EVERYONE),
+        ("admins", ", ".join(_who(u) for u in sorted(policy.admins)) or none),
         ("question_wait_s", f"{policy.question_wait_s:g}"),
         ("rounds", str(policy.rounds)),
         ("sandbox_domains", ", ".join(policy.sandbox_domains) or none),
@@ -51,3 +51,8 @@ def policy_message(policy: ChannelPolicy, limits: Limits, *, error: str = "") ->
     body = texts.POLICY_HEAD + "\n" + "\n".join(texts.POLICY_LINE.format(key=k, value=v) for k, v in lines)
     blocks = [section(body)] + ([context(texts.POLICY_REFUSED.format(error=error))] if error else [])
     return {"text": fallback(body.replace("*", "")), "blocks": blocks}
+
+
+def _who(member: str) -> str:
+    """A person's mention, or a user group's (``S…``)."""
+    return f"<!subteam^{member}>" if member.startswith("S") else f"<@{member}>"

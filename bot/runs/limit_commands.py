@@ -21,6 +21,7 @@ from bot.render.limit_notices import limits_message, policy_message
 from bot.render.notices import cost
 from bot.runs.spend import SpendBook
 from bot.slack.outbox import Outbox, ephemeral
+from bot.slack.user_groups import UserGroups
 from bot.store.bot_store import BotStore
 
 __all__ = ["LimitCommands"]
@@ -32,12 +33,13 @@ class LimitCommands:
     def __init__(self, *, config: Config, store: BotStore, client: AsyncWebClient, outbox: Outbox,
                  book: SpendBook) -> None:
         self.config, self.store, self.client, self.outbox, self.book = config, store, client, outbox, book
+        self.groups = UserGroups(client)
 
     async def command(self, key: ThreadKey, user: str, scope: str, amount: str) -> None:
         if not scope:
             await self._show(key, user)
             return
-        if user not in self.config.for_channel(key.channel).admins:
+        if not await self.groups.has(self.config.for_channel(key.channel).admins, user):
             await ephemeral(self.client, key.channel, user, texts.LIMIT_ADMINS_ONLY.format(who=render.mention(user)),
                             thread_ts=key.thread_ts)
             return
@@ -71,7 +73,7 @@ class LimitCommands:
     async def policy(self, key: ThreadKey, user: str) -> None:
         """``/policy``: the settings in effect in ``key``'s channel, only to an admin (ephemeral)."""
         policy = self.config.for_channel(key.channel)
-        if user not in policy.admins:
+        if not await self.groups.has(policy.admins, user):
             await ephemeral(self.client, key.channel, user, texts.POLICY_ADMINS_ONLY.format(who=render.mention(user)),
                             thread_ts=key.thread_ts)
             return

@@ -20,6 +20,7 @@ from bot.render import texts
 from bot.config import Config
 from bot.repos.git import RepoError
 from bot.slack.outbox import SLACK_FAILED, Outbox, ephemeral
+from bot.slack.user_groups import UserGroups
 from bot.repos.thread_worktree import thread_worktree
 from bot.repos.bindings import Bindings
 from bot.records import ThreadKey
@@ -35,6 +36,7 @@ class RepoCommands:
     def __init__(self, *, config: Config, client: AsyncWebClient, outbox: Outbox) -> None:
         self.config, self.client, self.outbox = config, client, outbox
         self.bindings = Bindings(config.home)
+        self.groups = UserGroups(client)
 
     async def command(self, key: ThreadKey, user: str, source: str, base: str | None) -> bool:
         """Show (no source) or set (admins only) the channel's binding; the answer goes in ``key``'s
@@ -46,7 +48,7 @@ class RepoCommands:
             await self.outbox.send(key, "repo", notice_key("repo", key.channel, key.thread_ts), shown["text"], shown.get("blocks"))
             return False
         admins = self.config.for_channel(key.channel).admins
-        if user not in admins:
+        if not await self.groups.has(admins, user):
             note = texts.NO_ADMINS if not admins else texts.ADMINS_ONLY.format(who=render.mention(user))
             await ephemeral(self.client, key.channel, user, note, thread_ts=key.thread_ts)
             return False

@@ -45,6 +45,7 @@ from bot.render import controls
 from bot.render import messages as render
 from bot.slack.outbox import ephemeral
 from bot.slack.unrecorded import Unrecorded, unrecorded_for
+from bot.slack.user_groups import UserGroups
 from bot.store.bot_store import BotStore, StoreError, ThreadKey
 from bot.store.faults import StorageFault, diagnose
 
@@ -58,6 +59,7 @@ class Gate:
 
     def __init__(self, *, config: Config, store: BotStore, client: AsyncWebClient) -> None:
         self.config, self.store, self.client = config, store, client
+        self.groups = UserGroups(client)
 
     @property
     def unrecorded(self) -> Unrecorded:
@@ -85,9 +87,11 @@ class Gate:
                                          known_thread=event.get("type") != "app_mention")
         return key if claimed else None
 
-    def refusal(self, user: str, channel: str) -> str | None:
-        """The ephemeral text for someone who may not start or steer runs here; None when they may."""
-        if not self.config.for_channel(channel).user_allowed(user):
+    async def refusal(self, user: str, channel: str) -> str | None:
+        """The ephemeral text for someone who may not start or steer runs here; None when they may
+        (the channel's policy may name user groups: resolved by ``bot.slack.user_groups``)."""
+        allowed = self.config.for_channel(channel).allowed_users
+        if allowed and not await self.groups.has(allowed, user):
             return render.refusal(user, reason="user")["text"]
         if not self.config.channel_allowed(channel):
             return render.refusal(user, reason="channel")["text"]
@@ -101,7 +105,7 @@ class Gate:
         key = await self.claim(body, event)
         if key is None:
             return None
-        refusal = self.refusal(event["user"], event["channel"])
+        refusal = await self.refusal(event["user"], event["channel"])
         if refusal is not None:
             await ephemeral(self.client, event["channel"], event["user"], refusal, thread_ts=event["thread_ts"])
             return None
@@ -148,7 +152,7 @@ class Gate:
         answer that it could not be recorded."""
         channel, ts, user = event["channel"], event["ts"], event.get("user", "")
         thread_ts = event.get("thread_ts") or ts
-        refusal = self.refusal(user, channel)
+        refusal = await self.refusal(user, channel)
         if refusal is not None:
             async def refuse() -> None:
                 await ephemeral(self.client, channel, user, refusal, thread_ts=event.get("thread_ts"))
@@ -194,7 +198,7 @@ class Gate:
         top-level mention (bolt's ``context.thread_ts``).
         """
         user, channel, thread_ts = context.user_id or "", context.channel_id or "", context.thread_ts
-        refusal = self.refusal(user, channel)
+        refusal = await self.refusal(user, channel)
         if refusal is None:
             return await next()
 

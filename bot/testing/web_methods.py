@@ -42,6 +42,7 @@ class WebMethods:
             "conversations.info": lambda a: {"ok": True, "channel": self._channel(a, "channel").to_api()},
             "conversations.open": self._open,
             "users.info": self._user_info,
+            "usergroups.users.list": self._usergroup_users,
             "files.getUploadURLExternal": self._upload_url,
             "files.completeUploadExternal": self._complete_upload,
             "views.open": self._view,
@@ -250,6 +251,12 @@ class WebMethods:
         if user is None:
             raise ApiError("user_not_found")
         return {"ok": True, "user": user.to_api(self.ws.team_id)}
+
+    def _usergroup_users(self, args: dict) -> dict:
+        group = next((g for g in self.ws.usergroups if g.id == args.get("usergroup")), None)
+        if group is None:
+            raise ApiError("no_such_subteam")
+        return {"ok": True, "users": list(group.users)}
 
     def _upload_url(self, args: dict) -> dict:
         if not args.get("filename") or not str(args.get("length") or "").isdigit():

@@ -36,6 +36,15 @@ class User:
 
 
 @dataclass(frozen=True)
+class UserGroup:
+    """A user group (``S…``, a handle like @devs) and its members, as ``usergroups.users.list`` lists them."""
+
+    id: str
+    handle: str
+    users: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Channel:
     """A conversation: a public or private channel, or a direct message with `user`."""
 
@@ -97,6 +106,7 @@ class Workspace:
     )
     users: tuple[User, ...] = field(default_factory=_default_users)
     channels: tuple[Channel, ...] = field(default_factory=_default_channels)
+    usergroups: tuple[UserGroup, ...] = (UserGroup("S0DEVS", "devs", ("U0BOB", "U0CAROL")),)
 
     @property
     def bot_user(self) -> User:

@@ -22,7 +22,7 @@ limit_request_usd = 5
 
 [channel.C0RANDOM]
 model = "claude-sonnet-4-5"
-allowed_users = ["U0BOB", "U0CAROL"]
+allowed_users = ["S0DEVS"]  # a user group: Bob and Carol
 instructions = "Write every file name in lower case."
 rounds = 2
 """
@@ -72,7 +72,8 @@ async def test_a_channel_s_model_people_and_instructions_reach_the_models(make_b
         assert any("Write every file name in lower case." in r.system for r in sent if role(r.body)), role
     assert not any("lower case" in r.system for r in sent if CLARIFIER(r.body))
 
-    # Alice may start runs in general, not in this channel; elsewhere the defaults apply
+    # Alice may start runs in general, not in this channel (she is not in the group); elsewhere
+    # the defaults apply
     refused = slack.mention(OTHER, "写个 bye.txt", user="U0ALICE")
     await slack.send_event(refused)
     await slack.wait_until(lambda: [e for e in slack.ephemerals if e["user"] == "U0ALICE"], what="the refusal")
@@ -86,7 +87,7 @@ async def test_a_channel_s_model_people_and_instructions_reach_the_models(make_b
     await slack.send_event(slack.mention(OTHER, "/policy", thread_ts=thread, user="U0CAROL"))
     await slack.wait_until(lambda: [e for e in slack.ephemerals if e["user"] == "U0CAROL"], what="/policy")
     shown = str([e for e in slack.ephemerals if e["user"] == "U0CAROL"][-1])
-    for fact in ("claude-sonnet-4-5", "<@U0BOB>", "`rounds`: 2", "lower case", "$5.00"):
+    for fact in ("claude-sonnet-4-5", "<!subteam^S0DEVS>", "`rounds`: 2", "lower case", "$5.00"):
         assert fact in shown, fact
     await slack.send_event(slack.mention(OTHER, "/policy", thread_ts=thread, user="U0BOB"))
     await slack.wait_until(lambda: [e for e in slack.ephemerals if e["user"] == "U0BOB"
