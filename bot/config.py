@@ -90,6 +90,7 @@ class Config:
     sandbox_domains: tuple[str, ...] = default_domains(None)  # FLOWER_SANDBOX_DOMAINS
     settings_files: tuple[Path, ...] = ()  # the .env files read: hidden from runs
     language: str = "en"  # FLOWER_LANGUAGE: what the models are told and the workspace files are named (en, zh)
+    slack_language: str = "en"  # FLOWER_SLACK_LANGUAGE: the bot's own sentences in Slack (unset: FLOWER_LANGUAGE)
     forges: ForgeSettings = ForgeSettings()  # GITHUB_TOKEN, GITHUB_API_URL, GITLAB_TOKEN, GITLAB_URL: the bot's alone
     auto_pr: bool = False  # FLOWER_AUTO_PR=1: an achieved verdict in a bound channel opens its pull request by itself
     limits: Limits = Limits()  # FLOWER_LIMIT_*_USD: spend limits (bot.limits)
@@ -184,6 +185,7 @@ def load_config(environ: Mapping[str, str] | None = None, *, dotenv: str | Path 
     signing_secret = _signing_secret(env)
     if not app_token and not signing_secret:
         raise ConfigError(_NO_MODE)
+    language = _language(env, LANGUAGE_ENV, "en")
     config = Config(
         bot_token=bot_token,
         app_token=app_token,
@@ -206,7 +208,8 @@ def load_config(environ: Mapping[str, str] | None = None, *, dotenv: str | Path 
                         "everything the bot's user can"),
         sandbox_domains=domains(env),
         settings_files=(Path(dotenv).resolve(),) if dotenv is not None and Path(dotenv).is_file() else (),
-        language=_language(env),
+        language=language,
+        slack_language=_language(env, "FLOWER_SLACK_LANGUAGE", language),  # a team may read Slack in another
         forges=_forges(env),
         auto_pr=flag(env, "FLOWER_AUTO_PR", fix="to open a pull request by itself when a bound thread's goal is achieved"),
         limits=_limits(env),
@@ -236,11 +239,12 @@ def _forges(env: dict[str, str]) -> ForgeSettings:
                          gitlab_url=base_url(env, "GITLAB_URL", DEFAULT_GITLAB_URL, example="https://gitlab.example.com"))
 
 
-def _language(env: dict[str, str]) -> str:
+def _language(env: dict[str, str], name: str, default: str) -> str:
     try:
-        return check_language(env.get(LANGUAGE_ENV) or "en")
+        return check_language(env.get(name) or default, source=name)
     except ValueError as exc:
-        raise ConfigError(str(exc)) from None
+        unset = "" if name == LANGUAGE_ENV else f" Or leave it unset to follow {LANGUAGE_ENV}."
+        raise ConfigError(f"{exc}{unset}") from None
 
 
 def _agent_env(env: dict[str, str]) -> dict[str, str]:

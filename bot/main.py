@@ -23,6 +23,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler, AsyncServerErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.render import texts
 from bot.slack.app import build_app
 from bot.slack.catchup import catch_up, recent_threads
 from bot.runs.transport import Answers
@@ -136,6 +137,7 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
     ``settle_gc`` freezes what exists once connected (``freeze_gc``), before any run starts: the
     command does it; tests, which start many bots in one process, do not.
     """
+    texts.use(config.slack_language)  # before anything posts: every sentence from here on is the team's
     config.home.mkdir(parents=True, exist_ok=True, mode=0o700)
     if config.home.stat().st_mode & 0o077:  # bot.db and every workspace are the bot's alone
         log.warning("FLOWER_HOME %s was readable by others; made it 0700", config.home)

@@ -7,6 +7,8 @@ import signal
 
 import pytest
 
+from bot.render import texts
+
 pytest_plugins = ["engine.testing.pytest_plugin", "bot.testing.pytest_plugin"]
 
 # The helper modules hold checks that test modules share (a test module imports no other): their
@@ -30,3 +32,6 @@ def _clean_env(monkeypatch):
             monkeypatch.delenv(name, raising=False)
     # The suite was written against the spec's Chinese texts; English runs set FLOWER_LANGUAGE=en.
     monkeypatch.setenv("FLOWER_LANGUAGE", "zh")
+    # ...and asserts the bot's own Slack sentences in English: tests of the Chinese bot unset this.
+    monkeypatch.setenv("FLOWER_SLACK_LANGUAGE", "en")
+    texts.use("en")  # a bot started by an earlier test in this process may have switched the table

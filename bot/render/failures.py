@@ -13,8 +13,9 @@ from engine import FlowFailure
 
 __all__ = ["failure_reason"]
 
-_SAID = {"auth": texts.FAILED_AUTH, "billing": texts.FAILED_BILLING, "forbidden": texts.FAILED_FORBIDDEN,
-         "model": texts.FAILED_MODEL, "cli": texts.FAILED_CLI}
+# names, not sentences: read when said, in the language in effect then
+_SAID = {"auth": "FAILED_AUTH", "billing": "FAILED_BILLING", "forbidden": "FAILED_FORBIDDEN",
+         "model": "FAILED_MODEL", "cli": "FAILED_CLI"}
 
 
 def failure_reason(why: FlowFailure) -> str:
@@ -27,5 +28,5 @@ def failure_reason(why: FlowFailure) -> str:
         return texts.ROUNDS_RAN_OUT
     if not why.detail:
         return why.step
-    said = _SAID[why.cause] if why.cause else texts.FAILED_STEP
+    said = getattr(texts, _SAID[why.cause]) if why.cause else texts.FAILED_STEP
     return said.format(step=why.step, detail=clip(why.detail, 300))

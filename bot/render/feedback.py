@@ -9,26 +9,23 @@ from __future__ import annotations
 
 from slack_sdk.models.blocks import ContextActionsBlock, FeedbackButtonsElement
 
-from bot.render import controls
+from bot.render import controls, texts
 from bot.render.block_kit import MAX_BLOCKS, Payload
 from bot.store.bot_store import ThreadKey
 from bot.store.surface_rows import Sentiment
 
-__all__ = ["FEEDBACK_ACTION", "NOT_RECORDED", "Sentiment", "feedback_block", "parse_value", "thanks", "with_feedback"]
+__all__ = ["FEEDBACK_ACTION", "Sentiment", "feedback_block", "parse_value", "thanks", "with_feedback"]
 
 SENTIMENTS: tuple[Sentiment, ...] = ("positive", "negative")
 FEEDBACK_ACTION = "flower_feedback"
 
-_LABELS = {"positive": "👍", "negative": "👎"}
-_SAY = {"positive": "Good result", "negative": "Bad result"}  # what a screen reader says
-NOT_RECORDED = "Your feedback could not be recorded (the bot's database refused it). Please click again in a minute."
 
 
 def feedback_block(key: ThreadKey) -> dict:
     """The ``context_actions`` block with 👍 / 👎 for the run of thread ``key``."""
     thread = controls.thread_value(key)
-    buttons = {s: {"text": {"type": "plain_text", "text": _LABELS[s], "emoji": True},
-                   "value": f"{s}|{thread}", "accessibility_label": _SAY[s]} for s in SENTIMENTS}
+    buttons = {s: {"text": {"type": "plain_text", "text": texts.FEEDBACK_LABEL[s], "emoji": True},
+                   "value": f"{s}|{thread}", "accessibility_label": texts.FEEDBACK_SAY[s]} for s in SENTIMENTS}
     element = FeedbackButtonsElement(action_id=FEEDBACK_ACTION, positive_button=buttons["positive"],
                                      negative_button=buttons["negative"])
     return ContextActionsBlock(elements=[element]).to_dict()
@@ -54,6 +51,4 @@ def parse_value(value: str) -> tuple[Sentiment, ThreadKey] | None:
 
 def thanks(sentiment: Sentiment, *, changed: bool) -> str:
     """The ephemeral answer to a feedback click (a second click says the feedback changed)."""
-    if changed:
-        return f"Feedback changed to {_LABELS[sentiment]}. Thanks for telling us."
-    return f"Thanks for the feedback {_LABELS[sentiment]}: it is recorded."
+    return (texts.FEEDBACK_CHANGED if changed else texts.FEEDBACK_THANKS).format(label=texts.FEEDBACK_LABEL[sentiment])

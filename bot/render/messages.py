@@ -149,9 +149,10 @@ def answered_message(text: str, answer: str, by_user_id: str | None, *, asked_by
     return {"text": fallback(plain, 3900) + tail, "blocks": blocks + answer_blocks}
 
 
-def closed_question_message(text: str, note: str = texts.NO_ANSWER_IN_TIME, *, asked_by: str = "") -> Payload:
-    """The question with its buttons replaced by why it closed unanswered (timeout, cancelled)."""
-    return _closed(text, texts.CLOSED.format(note=note), asked_by)
+def closed_question_message(text: str, note: str | None = None, *, asked_by: str = "") -> Payload:
+    """The question with its buttons replaced by why it closed unanswered (timeout, cancelled;
+    ``NO_ANSWER_IN_TIME`` when no ``note`` is given)."""
+    return _closed(text, texts.CLOSED.format(note=texts.NO_ANSWER_IN_TIME if note is None else note), asked_by)
 
 
 def stale_click_note(*, answer: str | None = None, by_user_id: str | None = None) -> str:

@@ -15,11 +15,12 @@ from typing import Any, Literal
 
 from slack_sdk.models.blocks import PlanBlock, TaskCardBlock
 
+from bot.render import texts
 from bot.render.block_kit import Payload, blocks_for, fallback as fallback_text
 from bot.text.split import clip, escape
 from engine import CheckState
 
-__all__ = ["STATE_WORDS", "TaskStatus", "fallback", "plan_message"]
+__all__ = ["TaskStatus", "fallback", "plan_message"]
 
 TaskStatus = Literal["pending", "in_progress", "complete", "error"]
 
@@ -27,26 +28,17 @@ TaskStatus = Literal["pending", "in_progress", "complete", "error"]
 MAX_TITLE = 150
 MAX_TASKS = 40  # checks shown; the rest are counted in the title (no goal has come near it)
 
-STATE_WORDS: dict[str, str] = {
-    "pending": "Not judged yet",
-    "passed": "Passed",
-    "failing": "Failing",
-    "unverifiable": "Cannot be verified here",
-}
-STOPPED_WORDS = "Stopped before it was judged"  # a pending check of a run that was stopped
 _STATUS: dict[str, TaskStatus] = {
     "pending": "pending", "passed": "complete", "failing": "error", "unverifiable": "pending",
 }  # fmt: skip
 _EMOJI = {"pending": "⏳", "passed": "✅", "failing": "❌", "unverifiable": "⚠️"}
-TITLE = "The goal's checks"
 
 
 def _title(checks: list[CheckState]) -> str:
     judged = [c for c in checks if c.state in ("passed", "failing")]
     if not judged:
-        return f"{TITLE} ({len(checks)})"
-    passed = sum(c.state == "passed" for c in checks)
-    return f"{TITLE}: {passed} of {len(checks)} passed"
+        return texts.PLAN_TITLE.format(n=len(checks))
+    return texts.PLAN_TITLE_JUDGED.format(passed=sum(c.state == "passed" for c in checks), n=len(checks))
 
 
 def _rich(text: str) -> dict[str, Any]:
@@ -55,11 +47,11 @@ def _rich(text: str) -> dict[str, Any]:
 
 
 def _words(check: CheckState, stopped: bool) -> str:
-    return STOPPED_WORDS if stopped and check.state == "pending" else STATE_WORDS[check.state]
+    return texts.PLAN_STOPPED if stopped and check.state == "pending" else texts.PLAN_STATE[check.state]
 
 
 def _task(check: CheckState, stopped: bool) -> TaskCardBlock:
-    title = " ".join(str(check.text).split()) or f"Check {check.number}"
+    title = " ".join(str(check.text).split()) or texts.PLAN_CHECK.format(n=check.number)
     short = clip(title, MAX_TITLE)
     details = _rich(title) if short != title else None  # the whole check, when the title had to be cut
     return TaskCardBlock(task_id=f"check-{check.number}", title=short, status=_STATUS[check.state],
@@ -80,7 +72,7 @@ def plan_message(checks: list[CheckState], *, stopped: bool = False) -> Payload:
     title = _title(checks)
     shown = checks[:MAX_TASKS]
     if len(checks) > len(shown):
-        title += f" (first {len(shown)} shown)"
+        title += texts.PLAN_FIRST_SHOWN.format(shown=len(shown))
     block = PlanBlock(title=title, tasks=[_task(c, stopped) for c in shown]).to_dict()
     return {"text": fallback_text("\n".join([title, *_lines(checks, stopped)])), "blocks": [block]}
 

@@ -14,6 +14,7 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 
+from bot.render import texts
 from bot.text.split import clip
 from engine import RunResult, check_states
 
@@ -23,8 +24,6 @@ MAX_BODY = 60_000  # GitHub refuses a body over 65,536 characters; GitLab allows
 MAX_TITLE = 120
 _MENTION = re.compile(r"@(?=[A-Za-z0-9])")
 _MARK = {"passed": "x", "failing": " ", "pending": " ", "unverifiable": " "}
-_STATE = {"passed": "passed", "failing": "**failing**", "pending": "not judged yet",
-          "unverifiable": "cannot be verified here"}
 
 
 @dataclass(frozen=True)
@@ -71,22 +70,22 @@ def title(report: Report, branch: str) -> str:
 def body(report: Report, *, thread_link: str, branch: str) -> str:
     """The pull request's description: the checklist, the judge's reason, the brief, the totals and
     the Slack thread it came from."""
-    parts = [f"Opened by flower from {_link(thread_link)} on branch `{branch}`.",
-             "## Checks", _checklist(report)]
+    parts = [texts.PR_BODY_OPENED.format(link=_link(thread_link), branch=branch),
+             texts.PR_BODY_CHECKS, _checklist(report)]
     if report.reason.strip():
-        parts += ["## The judge's reason", _quote(report.reason)]
+        parts += [texts.PR_BODY_REASON, _quote(report.reason)]
     if report.brief.strip():
-        parts += ["## Confirmed requirement", report.brief.strip()]
+        parts += [texts.PR_BODY_BRIEF, report.brief.strip()]
     parts.append(_totals(report))
     return clip(_inert("\n\n".join(parts)), MAX_BODY)
 
 
 def comment(report: Report, *, commits: list[str], thread_link: str) -> str:
     """The comment a follow-up adds: its new commits, then the new verdict and checklist."""
-    shown = "\n".join(f"- {c}" for c in commits[-20:]) or "- (none)"
-    verdict = "achieved" if report.achieved else "not achieved yet"
-    parts = [f"A follow-up in {_link(thread_link)} pushed {len(commits)} new commit(s):", shown,
-             f"**Verdict: {verdict}.**", _checklist(report)]
+    shown = "\n".join(f"- {c}" for c in commits[-20:]) or texts.PR_COMMENT_NO_COMMITS
+    verdict = texts.PR_COMMENT_ACHIEVED if report.achieved else texts.PR_COMMENT_NOT_YET
+    parts = [texts.PR_COMMENT_HEAD.format(link=_link(thread_link), n=len(commits)), shown,
+             verdict, _checklist(report)]
     if report.reason.strip():
         parts.append(_quote(report.reason))
     parts.append(_totals(report))
@@ -95,14 +94,14 @@ def comment(report: Report, *, commits: list[str], thread_link: str) -> str:
 
 def _checklist(report: Report) -> str:
     if not report.checks:
-        return "_The goal has no checks._"
-    return "\n".join(f"- [{_MARK.get(state, ' ')}] {' '.join(text.split())} ({_STATE.get(state, state)})"
+        return texts.PR_BODY_NO_CHECKS
+    return "\n".join(f"- [{_MARK.get(state, ' ')}] {' '.join(text.split())} ({texts.PR_BODY_STATE.get(state, state)})"
                      for text, state in report.checks)
 
 
 def _totals(report: Report) -> str:
-    achieved = "achieved" if report.achieved else "not achieved"
-    return f"_Goal {achieved} after {report.rounds} judged round(s); cost ${report.cost:.2f}._"
+    totals = texts.PR_TOTALS_ACHIEVED if report.achieved else texts.PR_TOTALS_NOT_ACHIEVED
+    return totals.format(rounds=report.rounds, cost=report.cost)
 
 
 def _quote(text: str) -> str:
@@ -110,7 +109,7 @@ def _quote(text: str) -> str:
 
 
 def _link(url: str) -> str:
-    return f"[the Slack thread]({url})" if url else "a Slack thread"
+    return texts.PR_THREAD_LINK.format(url=url) if url else texts.PR_THREAD_UNKNOWN
 
 
 def _inert(text: str) -> str:

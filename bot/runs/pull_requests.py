@@ -82,7 +82,7 @@ class PullRequests:
         if not commits:
             return None
         if report.achieved:
-            return PrButton(texts.PR_BUTTON.format(noun=forge.noun), OPEN_PR_ACTION)
+            return PrButton(texts.PR_BUTTON.format(noun=texts.FORGE_NOUN[forge.kind]), OPEN_PR_ACTION)
         return PrButton(texts.DRAFT_PR_BUTTON.format(short="MR" if forge.kind == "gitlab" else "PR"), DRAFT_PR_ACTION)
 
     async def after_finished(self, key: ThreadKey, branch: str, *, achieved: bool) -> None:
@@ -97,12 +97,12 @@ class PullRequests:
 
     async def open(self, key: ThreadKey, user: str | None, branch: str | None, *, draft: bool) -> None:
         """Open (or reuse) the pull request of ``branch`` for ``user``'s click (None: by itself)."""
-        noun = "pull request"
+        noun = texts.FORGE_NOUN["github"]
         try:
             if branch is None:
                 raise RepoError(texts.PR_NAMES_NO_BRANCH)
             target = await self._target(key)
-            noun = target.forge.noun
+            noun = texts.FORGE_NOUN[target.forge.kind]
             async with self._lock(key, branch):
                 await self._open(key, user, branch, target, draft=draft)
         except (ForgeError, RepoError) as exc:
@@ -158,10 +158,10 @@ class PullRequests:
     async def _keep_in_step(self, key: ThreadKey, row: PullRequestRow) -> None:
         """Push the branch's new commits to its open pull request and comment the new verdict."""
         assert row.number is not None
-        noun, ref = "pull request", f"#{row.number}"
+        noun, ref = texts.FORGE_NOUN["github"], f"#{row.number}"
         try:
             target = await self._target(key)
-            noun, ref, binding = target.forge.noun, target.forge.ref(row.number), target.binding
+            noun, ref, binding = texts.FORGE_NOUN[target.forge.kind], target.forge.ref(row.number), target.binding
             async with self._lock(key, row.branch):
                 head = await asyncio.to_thread(branch_commit, binding, row.branch)
                 if head == row.pushed:
@@ -194,11 +194,12 @@ class PullRequests:
         if current.state == "open":
             return current
         await self.store.set_pr_state(key, row.branch, current.state)
-        repo = target.forge
+        repo, noun = target.forge, texts.FORGE_NOUN[target.forge.kind]
         await self.outbox.send(key, "pr", notice_key("pr-ended", row.branch, row.number),
-                               texts.PR_ENDED.format(noun=repo.noun, noun_cap=repo.noun.capitalize(),
+                               texts.PR_ENDED.format(noun=noun, noun_cap=noun[:1].upper() + noun[1:],
                                                      url=render.link_url(current.url), ref=repo.ref(current.number),
-                                                     state=current.state, forge=repo.name))
+                                                     state=texts.PR_STATE.get(current.state, current.state),
+                                                     forge=repo.name))
         return None
 
     # -- plumbing ----------------------------------------------------------------------------
@@ -219,8 +220,9 @@ class PullRequests:
     async def _say(self, key: ThreadKey, branch: str, sentence: str, made: PullRequest, repo: ForgeRepo,
                    who: str = "") -> None:
         await self.outbox.send(key, "pr", notice_key("pr-opened", branch, made.number),
-                               sentence.format(who=who, noun=repo.noun, url=render.link_url(made.url),
-                                               ref=repo.ref(made.number), branch=branch, base=escape(made.base)))
+                               sentence.format(who=who, noun=texts.FORGE_NOUN[repo.kind],
+                                               url=render.link_url(made.url), ref=repo.ref(made.number),
+                                               branch=branch, base=escape(made.base)))
 
     def _lock(self, key: ThreadKey, branch: str) -> asyncio.Lock:
         return self._locks.setdefault((ThreadKey(*key), branch), asyncio.Lock())

@@ -18,7 +18,7 @@ from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.render import feedback as render
+from bot.render import feedback as render, texts
 from bot.slack.outbox import ephemeral
 from bot.store.bot_store import BotStore, StoreError
 
@@ -60,7 +60,7 @@ class FeedbackClicks:
         except StoreError as exc:
             log.error("could not record %s's feedback in thread %s: %s", user, "/".join(key), exc)
             await ack()
-            await ephemeral(self.client, key.channel, user, render.NOT_RECORDED, thread_ts=key.thread_ts)
+            await ephemeral(self.client, key.channel, user, texts.FEEDBACK_NOT_RECORDED, thread_ts=key.thread_ts)
             return
         await ack()
         withdrawn = before == context["sentiment"]

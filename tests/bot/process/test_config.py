@@ -54,6 +54,12 @@ def test_defaults() -> None:
         ({"SLACK_APP_TOKEN": "", "SLACK_SIGNING_SECRET": SIGNING}, "mode", "http"),
         ({"SLACK_SIGNING_SECRET": SIGNING}, "mode", "socket"),  # both: Socket Mode wins
         ({"SLACK_BOT_TOKEN": f"  {BOT}\n"}, "bot_token", BOT),  # a pasted newline is forgiven
+        ({}, "slack_language", "en"),
+        ({"FLOWER_LANGUAGE": "zh"}, "slack_language", "zh"),  # unset: the bot's sentences follow FLOWER_LANGUAGE
+        ({"FLOWER_LANGUAGE": "zh", "FLOWER_SLACK_LANGUAGE": ""}, "slack_language", "zh"),
+        ({"FLOWER_LANGUAGE": "zh", "FLOWER_SLACK_LANGUAGE": "en"}, "slack_language", "en"),
+        ({"FLOWER_LANGUAGE": "zh", "FLOWER_SLACK_LANGUAGE": "en"}, "language", "zh"),  # the models keep theirs
+        ({"FLOWER_SLACK_LANGUAGE": "zh-CN"}, "slack_language", "zh"),
     ],
 )
 def test_values(env: dict, attr: str, expected: object) -> None:
@@ -103,6 +109,9 @@ ERRORS = [
     ({"FLOWER_ADMINS": "alice"}, "FLOWER_ADMINS must list Slack user ids", "have no admins", "'alice'"),
     ({"FLOWER_QUESTION_WAIT_S": "30m"}, "FLOWER_QUESTION_WAIT_S must be a number of seconds", "default 1800",
      "'30m'"),
+    ({"FLOWER_SLACK_LANGUAGE": "fr"}, "FLOWER_SLACK_LANGUAGE must be one of en, zh",
+     "Set FLOWER_SLACK_LANGUAGE=en for English or FLOWER_SLACK_LANGUAGE=zh for Chinese. Or leave it unset", "'fr'"),
+    ({"FLOWER_LANGUAGE": "fr"}, "FLOWER_LANGUAGE must be one of en, zh", "FLOWER_LANGUAGE=zh", "'fr'"),
 ]
 
 

@@ -1,12 +1,13 @@
-"""Every sentence the bot says in Slack, in English: the language catalogue.
+"""Every sentence the bot says in Slack, in English: one table of the language catalogue.
 
 Constants and ``str.format`` strings with named fields, grouped by where they appear, as bolt keeps
 its messages in ``slack_bolt/logger/messages.py``. Sentences only: the render functions
 (``bot.render``) and the intakes fill the fields, escape what people and the engine wrote, and
 build the Block Kit around them. Mrkdwn marks (``*bold*``, ``_italic_``, backticks) are part of a
-sentence. A count-dependent phrase is a pair ``(one, other)``. A later language (``zh``) is a
-second module with the same names. A ``Sentence`` is one whose every field is outside text (an
-error, a URL): its ``format`` masks credentials and escapes each field, whoever calls it.
+sentence. A count-dependent phrase is a pair ``(one, other)``. ``zh.py`` has the same names, shapes
+and fields (a test checks); ``bot.render.texts`` serves the one in effect. A ``Sentence`` is one
+whose every field is outside text (an error, a URL): its ``format`` masks credentials and escapes
+each field, whoever calls it.
 """
 
 from __future__ import annotations
@@ -283,3 +284,45 @@ CANNOT_TAKE_WHY = {  # (where, fault) of bot.store.faults.StorageFault
     ("files", "read-only"): "a folder the bot writes to is read-only",
 }
 CANNOT_TAKE_ANY = "the bot's storage cannot be written"  # a (where, fault) not listed above
+
+# -- The goal's checklist message (bot.render.plan) ------------------------------------------
+
+PLAN_TITLE = "The goal's checks ({n})"  # before any check is judged
+PLAN_TITLE_JUDGED = "The goal's checks: {passed} of {n} passed"
+PLAN_FIRST_SHOWN = " (first {shown} shown)"  # after the title, when there are too many checks to show
+PLAN_CHECK = "Check {n}"  # a check with no text
+PLAN_STATE = {"pending": "Not judged yet", "passed": "Passed", "failing": "Failing",
+              "unverifiable": "Cannot be verified here"}
+PLAN_STOPPED = "Stopped before it was judged"  # a pending check of a run that was stopped
+
+# -- Feedback buttons under the final message (bot.render.feedback) --------------------------
+
+FEEDBACK_LABEL = {"positive": "👍", "negative": "👎"}
+FEEDBACK_SAY = {"positive": "Good result", "negative": "Bad result"}  # what a screen reader says
+FEEDBACK_THANKS = "Thanks for the feedback {label}: it is recorded."
+FEEDBACK_CHANGED = "Feedback changed to {label}. Thanks for telling us."  # a second click
+FEEDBACK_NOT_RECORDED = ("Your feedback could not be recorded (the bot's database refused it). "
+                         "Please click again in a minute.")
+
+# -- What the forge calls a pull request, and how one ended ----------------------------------
+
+FORGE_NOUN = {"github": "pull request", "gitlab": "merge request"}
+PR_STATE = {"merged": "merged", "closed": "closed"}  # {state} of PR_ENDED
+
+# -- A pull request's body and a follow-up's comment, in the forge's markdown (bot.render.pull_request)
+
+PR_BODY_OPENED = "Opened by flower from {link} on branch `{branch}`."
+PR_BODY_CHECKS = "## Checks"
+PR_BODY_REASON = "## The judge's reason"
+PR_BODY_BRIEF = "## Confirmed requirement"
+PR_BODY_STATE = {"passed": "passed", "failing": "**failing**", "pending": "not judged yet",
+                 "unverifiable": "cannot be verified here"}
+PR_BODY_NO_CHECKS = "_The goal has no checks._"
+PR_COMMENT_HEAD = "A follow-up in {link} pushed {n} new commit(s):"
+PR_COMMENT_NO_COMMITS = "- (none)"
+PR_COMMENT_ACHIEVED = "**Verdict: achieved.**"
+PR_COMMENT_NOT_YET = "**Verdict: not achieved yet.**"
+PR_TOTALS_ACHIEVED = "_Goal achieved after {rounds} judged round(s); cost ${cost:.2f}._"
+PR_TOTALS_NOT_ACHIEVED = "_Goal not achieved after {rounds} judged round(s); cost ${cost:.2f}._"
+PR_THREAD_LINK = "[the Slack thread]({url})"
+PR_THREAD_UNKNOWN = "a Slack thread"  # no permalink
