@@ -30,7 +30,9 @@ from bot.config import Config
 from bot.render import messages as render
 from bot.render import repo as render_repo
 from bot.render.feedback import FEEDBACK_ACTION
+from bot.render.home_view import HOME_STOP_ACTION
 from bot.slack.feedback_clicks import FeedbackClicks, names_feedback
+from bot.slack.home import Home
 from bot.slack.intake import Intake
 from bot.slack.malformed import problem
 from bot.slack.middleware import Gate
@@ -75,6 +77,18 @@ def build_app(config: Config, client: AsyncWebClient, intake: Intake, gate: Gate
         # acks once the answer is recorded
         await intake.answer_click(context["question"], context["option"], context.user_id, context.channel_id,
                                   context.thread_ts, ack)
+
+    home = Home(config=config, store=gate.store, client=client, intake=intake, gate=gate)
+
+    @app.event("app_home_opened")
+    async def on_home(event: dict) -> None:
+        if event.get("tab") == "home":
+            await home.opened(event.get("user") or "")
+
+    @app.action(HOME_STOP_ACTION)
+    async def on_home_stop(ack, body: dict, action: dict) -> None:
+        await ack()
+        await home.stop((body.get("user") or {}).get("id") or "", action.get("value") or "")
 
     @app.action(render.STOP_ACTION, middleware=thread_button)
     async def on_stop(ack, context) -> None:

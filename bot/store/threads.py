@@ -100,6 +100,12 @@ class ThreadsMixin(StoreCore):
             f"SELECT {Thread.COLUMNS} FROM threads WHERE state IN ({marks}) {_OLDEST_FIRST}", *ACTIVE_STATES)
         return [Thread.from_row(r) for r in rows]
 
+    async def threads_started_by(self, user: str, *, limit: int = 10) -> list[Thread]:
+        """The newest ``limit`` threads ``user`` started, newest first (their App Home tab)."""
+        rows = await self._rows(f"SELECT {Thread.COLUMNS} FROM threads WHERE created_by = ? "
+                                "ORDER BY created_at DESC LIMIT ?", user, limit)
+        return [Thread.from_row(r) for r in rows]
+
     async def thread_counts(self) -> dict[str, int]:
         """How many threads are in each state (the operator's metrics)."""
         return {state: int(n) for state, n in await self._rows("SELECT state, COUNT(*) FROM threads GROUP BY state")}

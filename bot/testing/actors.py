@@ -102,6 +102,11 @@ class Actors:
         return {"type": "agent_session_stopped", "channel": where.id, "thread_ts": thread_ts,
                 "user": self._user(user), "event_ts": self.store.next_ts(), "streaming_message_ts": []}
 
+    def home_opened(self, user: str | None = None) -> dict:
+        """A person opening the app's Home tab: Slack's `app_home_opened`."""
+        return {"type": "app_home_opened", "user": self._user(user), "channel": "D0HOME", "tab": "home",
+                "event_ts": self.store.next_ts()}
+
     def bot_message(self, channel: str, text: str, *, bot_id: str = "B0OTHER", thread_ts: str | None = None) -> dict:
         """Another app's message: `subtype: bot_message` with its `bot_id` and no user."""
         message, where = self._new(channel, text, user=None, thread_ts=thread_ts, bot_id=bot_id, subtype="bot_message")

@@ -258,6 +258,14 @@ class FakeSlack(Interactions):
         payload = self.click_payload(channel, message_ts, action_id, user=user, value=value, feedback=feedback)
         return await self.socket.send("interactive", payload, timeout=timeout, to=to)
 
+    async def click_home(self, user: str, action_id: str, *, timeout: float = DEFAULT_TIMEOUT) -> str:
+        """Push `user`'s click of button `action_id` on their App Home tab; return the envelope_id."""
+        return await self.socket.send("interactive", self.home_click_payload(user, action_id), timeout=timeout)
+
+    def home_of(self, user: str) -> dict | None:
+        """The App Home view last published for `user`, or None."""
+        return self.store.home_views.get(user)
+
     async def slash_command(
         self, command: str, text: str = "", *, channel: str, user: str | None = None, timeout: float = DEFAULT_TIMEOUT
     ) -> str:

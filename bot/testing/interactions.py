@@ -57,6 +57,21 @@ class Interactions(Actors):
             action_ts=self.store.next_ts(),
         )
 
+    def home_click_payload(self, user: str, action_id: str) -> dict:
+        """The block_actions payload of `user` clicking button `action_id` on their App Home tab."""
+        view = self.store.home_views.get(user)
+        if view is None:
+            raise FakeSlackError(f"no Home tab was published for {user}; send home_opened first")
+        block, element = _find_action(view.get("blocks") or [], action_id)
+        if element is None:
+            raise FakeSlackError(f"no button {action_id!r} on {user}'s Home tab")
+        who = self.workspace.user(self._user(user))
+        return {"type": "block_actions", "user": {"id": who.id, "username": who.name, "team_id": self.workspace.team_id},
+                "api_app_id": self.workspace.app_id, "token": "fake-verification-token",
+                "container": {"type": "view", "view_id": view["id"]}, "trigger_id": self._trigger_id(),
+                "team": {"id": self.workspace.team_id, "domain": self.workspace.team_domain}, "view": view,
+                "actions": [element | {"block_id": block.get("block_id"), "action_ts": self.store.next_ts()}]}
+
     def slash_command_payload(self, command: str, text: str = "", *, channel: str, user: str | None = None) -> dict:
         """The payload of `user` typing `command text` in `channel` (all values strings, as Slack sends)."""
         where, who = self._channel(channel), self.workspace.user(self._user(user))

@@ -86,6 +86,7 @@ class MessageStore:
         self._messages: dict[tuple[str, str], Message] = {}
         self._dms: dict[str, Channel] = {}
         self.uploads: dict[str, Upload] = {}
+        self.home_views: dict[str, dict] = {}  # user -> the App Home view last published for them
         self._last_us = 0
         self._ids = 0
 

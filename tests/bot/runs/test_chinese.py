@@ -11,6 +11,8 @@ from typing import Any
 
 from bot.render.texts import en, zh
 from engine import speaking, starter_paths
+from engine.testing import prompt_contains, text
+from engine.testing.roles import COORDINATOR
 
 from tests.bot.helpers.app import CHANNEL, CLARIFY_ONLY, brief_only, posted, script, workspace
 
@@ -79,6 +81,8 @@ async def test_a_chinese_conversation_hears_no_english_sentence_of_the_bot(make_
     slack = slack_env
     monkeypatch.delenv("FLOWER_SLACK_LANGUAGE")  # unset: the bot's sentences follow FLOWER_LANGUAGE=zh
     await make_bot()
+    # the models answer in Chinese too, so an English fragment can only be the bot's own
+    fake_model.rule(text("第二轮修好了"), when=[COORDINATOR, prompt_contains("还没有达成")])
     script(fake_model)  # a question, then two rounds: the first judged not yet
     event = slack.mention(CHANNEL, "写个 hello.txt")
     thread = event["ts"]

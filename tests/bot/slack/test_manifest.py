@@ -30,7 +30,7 @@ SCOPES = {
 }
 # bolt listener event -> the subscriptions that deliver it
 EVENTS = {"app_mention": {"app_mention"}, "message": {"message.channels", "message.groups"},
-          "agent_session_stopped": {"agent_session_stopped"}}
+          "agent_session_stopped": {"agent_session_stopped"}, "app_home_opened": {"app_home_opened"}}
 
 
 def _manifest() -> dict:

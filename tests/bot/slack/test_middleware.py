@@ -28,13 +28,13 @@ def test_only_a_persons_reply_in_a_thread_counts(event, person):
     assert Gate.is_person_reply({"type": "message", "channel": "C1", "ts": "1.2", **event}) is person
 
 
-def test_refusals_name_the_list_that_refused(tmp_path):
+async def test_refusals_name_the_list_that_refused(tmp_path):
     config = load_config({"SLACK_BOT_TOKEN": "xoxb-test", "SLACK_APP_TOKEN": "xapp-test", "FLOWER_HOME": str(tmp_path),
                           "FLOWER_ALLOWED_USERS": "U0ALICE", "FLOWER_ALLOWED_CHANNELS": "C0GENERAL"})
     gate = Gate(config=config, store=None, client=None)  # type: ignore[arg-type]  # the lists only
-    assert gate.refusal("U0ALICE", "C0GENERAL") is None
-    assert "FLOWER_ALLOWED_USERS" in gate.refusal("U0BOB", "C0GENERAL")
-    assert "FLOWER_ALLOWED_CHANNELS" in gate.refusal("U0ALICE", "C0RANDOM")
+    assert await gate.refusal("U0ALICE", "C0GENERAL") is None
+    assert "FLOWER_ALLOWED_USERS" in await gate.refusal("U0BOB", "C0GENERAL")
+    assert "FLOWER_ALLOWED_CHANNELS" in await gate.refusal("U0ALICE", "C0RANDOM")
 
 
 def test_describe_names_type_and_ids_never_token_or_text():
