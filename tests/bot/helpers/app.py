@@ -69,6 +69,13 @@ async def question(slack, thread_ts, after=0):
     return call.response["ts"], call
 
 
+async def answer_first_option(slack, thread_ts, *, user="U0BOB", channel=CHANNEL, after=0):
+    """Wait for the thread's question and click its first option as ``user``."""
+    q_ts, q_call = await question(slack, thread_ts, after=after)
+    button = next(e for b in q_call.arg("blocks") for e in b.get("elements", []) if e.get("type") == "button")
+    await slack.click(channel, q_ts, button["action_id"], user=user)
+
+
 async def asked_thread(slack, fake_model):
     """A mention whose clarifier asks its one question: (thread ts, question ts, the question's post)."""
     brief_only(fake_model, ask_first=True)

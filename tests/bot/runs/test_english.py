@@ -14,7 +14,7 @@ from engine import Brief, Goal, speaking, starter_paths
 from engine.testing import hold, prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE, WORKER
 
-from tests.bot.helpers.app import CHANNEL, posted, question, workspace
+from tests.bot.helpers.app import CHANNEL, answer_first_option, posted, workspace
 
 SESSION = "agents.sessions.setStatus"
 
@@ -46,9 +46,7 @@ async def test_an_english_conversation_has_no_chinese_anywhere_flower_writes(mak
     event = slack.mention(CHANNEL, "make a hello.txt")
     thread = event["ts"]
     await slack.send_event(event)
-    q_ts, q_call = await question(slack, thread)
-    button = next(e for b in q_call.arg("blocks") for e in b.get("elements", []) if e.get("type") == "button")
-    await slack.click(CHANNEL, q_ts, button["action_id"], user="U0BOB")
+    await answer_first_option(slack, thread)
     await posted(slack, thread, "Done: the goal is achieved")
     # the thread's budget: the acknowledgement (edited into the live status), the question, the
     # checklist (each verdict an edit) and the answer; two rounds post nothing of their own
@@ -115,9 +113,7 @@ async def test_the_whole_conversation_reads_as_a_person_s(make_bot, slack_env, f
     event = slack.mention(CHANNEL, "make a hello.txt")
     thread = event["ts"]
     await slack.send_event(event)
-    q_ts, q_call = await question(slack, thread)
-    button = next(e for b in q_call.arg("blocks") for e in b.get("elements", []) if e.get("type") == "button")
-    await slack.click(CHANNEL, q_ts, button["action_id"], user="U0BOB")
+    await answer_first_option(slack, thread)
 
     # 2. A reply while round 1 works: it reaches the session, and the status line says so.
     await held.arrived()
@@ -175,6 +171,10 @@ async def test_the_whole_conversation_reads_as_a_person_s(make_bot, slack_env, f
     assert len(slack.calls("reactions.add", timestamp=new["ts"])) == 1
     states = _sessions_since(slack, thread, mark)
     assert states[0] == "closed" and "processing" in states[1:], states
+
+    # The audit trail holds the conversation's actions, in order.
+    actions = [(a.user, a.action) for a in await bot.store.audit_since(0.0)]
+    assert actions == [("U0ALICE", "start"), ("U0BOB", "stop"), ("U0ALICE", "new")], actions
 
     # Throughout: a person's words only.
     said = _said(slack)

@@ -9,7 +9,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from bot.folders import run_dir
 from engine.host import MANIFEST_FILE, read_manifest
 from engine.testing import PostgresServer
-from tests.bot.helpers.app import CHANNEL, CLARIFY_ONLY, brief_only, posted, question, script, workspace
+from tests.bot.helpers.app import CHANNEL, CLARIFY_ONLY, answer_first_option, brief_only, posted, script, workspace
 
 
 async def _get(port: int, path: str) -> tuple[int, str]:
@@ -30,9 +30,7 @@ async def test_metrics_show_the_runs_and_the_cost_of_a_finished_thread(make_bot,
     event = slack.mention(CHANNEL, "写个 hello.txt")
     thread = event["ts"]
     await slack.send_event(event)
-    q_ts, q_call = await question(slack, thread)
-    button = next(e for b in q_call.arg("blocks") for e in b.get("elements", []) if e.get("type") == "button")
-    await slack.click(CHANNEL, q_ts, button["action_id"], user="U0BOB")
+    await answer_first_option(slack, thread)
     await posted(slack, thread, "Done: the goal is achieved")
     await slack.wait_until(lambda: not bot.jobs.busy(("T0001", CHANNEL, thread)), what="the run over")
 

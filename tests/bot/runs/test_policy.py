@@ -12,7 +12,7 @@ import pytest
 
 from bot.config import ConfigError, load_config
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE
-from tests.bot.helpers.app import CHANNEL, CLARIFY_ONLY, brief_only, posted, script
+from tests.bot.helpers.app import CHANNEL, CLARIFY_ONLY, answer_first_option, brief_only, posted, script
 
 OTHER = "C0RANDOM"
 POLICY = """
@@ -41,10 +41,7 @@ async def _answered_run(slack, channel: str, ask: str, user: str) -> dict:
     """A run of ``script``: its question answered by a button, then done."""
     event = slack.mention(channel, ask, user=user)
     await slack.send_event(event)
-    q = await slack.wait_for("chat.postMessage", lambda c: "Question" in (c.body.get("text") or ""),
-                             thread_ts=event["ts"])
-    button = next(e for b in q.arg("blocks") for e in b.get("elements", []) if e.get("type") == "button")
-    await slack.click(channel, q.response["ts"], button["action_id"], user=user)
+    await answer_first_option(slack, event["ts"], user=user, channel=channel)
     await posted(slack, event["ts"], "Done: the goal is achieved")
     return event
 
