@@ -8,20 +8,23 @@ from collections.abc import Sequence
 from bot.limits import ENV, Limits
 from bot.policy import ChannelPolicy
 from bot.render import texts
-from bot.render.block_kit import Payload, context, fallback, section
+from bot.render.block_kit import Payload, button, context, fallback, section
 from bot.render.notices import cost
 from bot.text.split import clip
 
-__all__ = ["limit_reached", "limits_message", "policy_message"]
+__all__ = ["GO_ON_ACTION", "limit_reached", "limits_message", "policy_message"]
+
+GO_ON_ACTION = "flower_go_on"  # a run paused at a limit goes on where it stopped
 
 
-def limit_reached(scope: str, limit: float, spent: float, admins: Sequence[str]) -> Payload:
-    """The pause: which limit, how much was spent, and who can raise it (the admins, by mention;
-    with none, the setting whoever runs flower changes)."""
+def limit_reached(scope: str, limit: float, spent: float, admins: Sequence[str], thread: str) -> Payload:
+    """The pause: which limit, how much was spent, who can raise it (the admins, by mention; with
+    none, the setting whoever runs flower changes), and Go on (its value ``thread``) for after."""
     head = texts.LIMIT_REACHED.format(what=texts.LIMIT_WHAT[scope], limit=cost(limit), spent=cost(spent))
     raise_it = (texts.LIMIT_RAISE.format(who=", ".join(_who(a) for a in sorted(admins)), scope=scope)
                 if admins else texts.LIMIT_RAISE_ENV.format(env=ENV[scope]))  # type: ignore[index]
-    return {"text": fallback(f"{head} {raise_it}".replace("*", "")), "blocks": [section(head), context(raise_it)]}
+    go_on = {"type": "actions", "block_id": "flower_limit", "elements": [button(texts.GO_ON_BUTTON, GO_ON_ACTION, thread)]}
+    return {"text": fallback(f"{head} {raise_it}".replace("*", "")), "blocks": [section(head), context(raise_it), go_on]}
 
 
 def limits_message(rows: Sequence[tuple[str, float | None, float]]) -> Payload:

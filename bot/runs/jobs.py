@@ -211,9 +211,10 @@ class Jobs:
 
     async def take_up(self, key: ThreadKey) -> bool:
         """Resume a parked or stopped thread whose open question was just answered (the resumed run
-        asks it again and gets that answer); False when the thread is not parked or stopped."""
+        asks it again and gets that answer), or one paused at a spend limit whose Go on was
+        pressed; False when the thread is none of these."""
         thread = await self.store.get_thread(ThreadKey(*key))
-        if thread is None or thread.state not in ("parked", "stopped") or self.busy(thread.key):
+        if thread is None or thread.state not in ("parked", "stopped", "limited") or self.busy(thread.key):
             return False
         return await self._resume(thread, banner_key=f"take-up:{thread.updated_at}", restarted=False)
 

@@ -31,6 +31,7 @@ from bot.render import messages as render
 from bot.render import repo as render_repo
 from bot.render.feedback import FEEDBACK_ACTION
 from bot.render.home_view import HOME_STOP_ACTION
+from bot.render.limit_notices import GO_ON_ACTION
 from bot.slack.feedback_clicks import FeedbackClicks, names_feedback
 from bot.slack.home import Home
 from bot.slack.intake import Intake
@@ -99,6 +100,11 @@ def build_app(config: Config, client: AsyncWebClient, intake: Intake, gate: Gate
     async def on_start_over(ack, context) -> None:
         await ack()
         await intake.control_click(context["thread"], context.user_id, stop=False)
+
+    @app.action(GO_ON_ACTION, middleware=thread_button)
+    async def on_go_on(ack, context) -> None:
+        await ack()
+        await intake.go_on_click(context["thread"], context.user_id)
 
     @app.action(render.TERMINAL_ACTION, middleware=thread_button)
     async def on_terminal(ack, context) -> None:

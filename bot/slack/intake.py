@@ -65,6 +65,8 @@ class Intake:
             q = await self.store.get_question(args["question"])
             if q is not None:
                 await self._answered(q, args["answer"], args["user"])
+        elif op == "control" and args.get("go_on"):
+            await self.go_on_click(key, args["user"])
         elif op == "control":
             await self.control_click(key, args["user"], stop=args["stop"])
         else:
@@ -235,6 +237,14 @@ class Intake:
             return
         if not await self._elsewhere(q.thread, "answered", {"question": q.id, "answer": answer, "user": user}):
             await self._answered(q, answer, user)
+
+    async def go_on_click(self, key: ThreadKey, user: str) -> None:
+        """Go on under a spend limit's pause: the run goes on where it stopped (no new request);
+        still over the limit, it pauses again and says so."""
+        if await self._elsewhere(key, "control", {"user": user, "stop": False, "go_on": True}):
+            return
+        await self.store.audit(user, "go_on", key)
+        await self.jobs.take_up(key)
 
     async def terminal_click(self, key: ThreadKey, user: str) -> None:
         """"Continue in a terminal": the command, shown only to the person who clicked (an allowed

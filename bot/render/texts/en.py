@@ -245,6 +245,7 @@ LIMIT_REACHED = "⏸️ *Paused:* {what} reached its spend limit of {limit} ({sp
 LIMIT_RAISE = "{who} can raise it with `@flower /limit {scope} <dollars>`; then reply here to go on."
 LIMIT_RAISE_ENV = ("Nobody may raise it from Slack (`FLOWER_ADMINS` is empty): whoever runs flower can raise "
                    "`{env}`; then reply here to go on.")
+GO_ON_BUTTON = "Go on"  # under the pause: once the limit is raised
 NEAR_LIMIT = "⚠️ {what} has spent {spent} of its {limit} limit."
 LIMITS_HEAD = "*Spend limits here*"
 LIMIT_LINE = "• {what}: {spent} of {limit}"

@@ -224,6 +224,7 @@ LIMIT_REACHED = "⏸️ *已暂停：* {what}的花费到了上限 {limit}（已
 LIMIT_RAISE = "{who} 可以用 `@flower /limit {scope} <美元>` 提高上限；之后在这里回复即可继续。"
 LIMIT_RAISE_ENV = ("没人能在 Slack 里提高它（`FLOWER_ADMINS` 为空）：运行 flower 的人可以调高 `{env}`；"
                    "之后在这里回复即可继续。")
+GO_ON_BUTTON = "继续"  # under the pause: once the limit is raised
 NEAR_LIMIT = "⚠️ {what}已经花了 {spent}，上限是 {limit}。"
 LIMITS_HEAD = "*这里的花费上限*"
 LIMIT_LINE = "• {what}：已花 {spent}，上限 {limit}"

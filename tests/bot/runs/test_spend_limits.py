@@ -15,8 +15,10 @@ import sys
 import pytest
 
 from bot.folders import run_dir
+from bot.render.limit_notices import GO_ON_ACTION
 from bot.records import ThreadKey
 from engine.host import MANIFEST_FILE, read_manifest
+from engine._lang import zh
 from engine.testing import prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE
 from tests.bot.helpers.app import ACHIEVED, BRIEF, CHANNEL, GOAL, posted
@@ -34,6 +36,7 @@ def spending_script(fm) -> None:
     fm.rule(text(GOAL, usage=CHEAP), when=[JUDGE, prompt_contains("设定目标")], repeat_last=True)
     fm.rule(text(ACHIEVED, usage=CHEAP), when=JUDGE, repeat_last=True)
     fm.rule(text("finished the work", usage=CHEAP), when=[COORDINATOR, prompt_contains("go on")])
+    fm.rule(text("finished the work", usage=CHEAP), when=[COORDINATOR, prompt_contains(zh.WAKE_SILENT)])
     fm.rule(*[tool_use("Bash", {"command": f"echo {n}"}, usage=CALL) for n in range(40)], text("stopped"),
             when=COORDINATOR)
 
@@ -153,3 +156,23 @@ async def test_a_channel_s_month_is_shared_by_its_threads_and_a_person_s_follows
     total = sum(manifest_total(tmp_path, t, c) for t, c in ((first["ts"], CHANNEL), (second["ts"], CHANNEL),
                                                              (third["ts"], OTHER)))
     assert abs(await bot.store.spent(0.0) - total) < 1e-6
+
+
+async def test_go_on_under_the_pause_continues_once_the_limit_is_raised(make_bot, slack_env, fake_model):
+    slack, fm = slack_env, fake_model
+    bot = await make_bot(FLOWER_LIMIT_THREAD_USD="0.15", FLOWER_ADMINS="U0CAROL")
+    spending_script(fm)
+    event = slack.mention(CHANNEL, "写个 hello.txt", user="U0ALICE")
+    thread = event["ts"]
+    await slack.send_event(event)
+    pause = await posted(slack, thread, "this thread reached its spend limit")
+    key = key_of(thread)
+    await slack.wait_until(lambda: not bot.jobs.busy(key), what="the run paused")
+    await slack.send_event(slack.mention(CHANNEL, "/limit thread 5", thread_ts=thread, user="U0CAROL"))
+    await posted(slack, thread, "set the limit of this thread to $5.00")
+    mark = slack.mark()
+    await slack.click(CHANNEL, pause.response["ts"], GO_ON_ACTION, user="U0ALICE")
+    await posted(slack, thread, "Done: the goal is achieved", after=mark)
+    woken = [r for r in coordinator_calls(fm) if zh.WAKE_SILENT in r.prompt]
+    assert woken and len(woken[0].messages) > 4  # the same session, woken where it stopped
+    assert ("U0ALICE", "go_on") in [(a.user, a.action) for a in await bot.store.audit_since(0.0)]
