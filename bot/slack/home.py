@@ -71,6 +71,6 @@ class Home:
             people[row.user] = people.get(row.user, 0.0) + row.cost_usd
         by_channel = [(f"<#{c}>", spent, self.config.for_channel(c).limits.channel)
                       for c, spent in sorted(channels.items(), key=lambda kv: -kv[1])]
-        by_person = [(f"<@{u}>" if u else "—", spent, self.config.limits.user)
+        by_person = [(f"<@{u}>" if u else "—", spent, self.config.for_channel("").limits.user)
                      for u, spent in sorted(people.items(), key=lambda kv: -kv[1])]
         return {"by_channel": by_channel, "by_person": by_person}
