@@ -66,17 +66,17 @@ def push_branch(binding: Binding, branch: str, forge: ForgeRepo, token: str, hom
     commit = branch_commit(binding, own_branch(branch))
     ref = f"refs/heads/{branch}"
     with _credentials(binding.remote_url, forge, token, home) as config:
-        listed = g.run("ls-remote", "--heads", binding.remote_url, ref, cwd=binding.path, config=config)
-        if listed.returncode != 0:
-            raise ForgeError("unreachable", f"could not read {forge.web_url} with git ({g.said(listed)}). "
-                             "Check that this machine reaches it, then press the button again.")
-        existed = bool(listed.stdout.strip())
-        done = g.run("push", "--quiet", binding.remote_url, f"{commit}:{ref}", cwd=binding.path, config=config)
+        # one call: --porcelain says per ref whether it was new ("*"), so no ls-remote before it
+        done = g.run("push", "--porcelain", binding.remote_url, f"{commit}:{ref}", cwd=binding.path, config=config)
+    flags = [line[0] for line in (done.stdout or "").splitlines() if line[1:2] == "\t"]  # "<flag>\t<from>:<to>\t…"
+    if done.returncode != 0 and not flags:  # no ref line at all: git never reached the forge
+        raise ForgeError("unreachable", f"could not reach {forge.web_url} with git ({g.said(done)}). "
+                         "Check that this machine reaches it, then press the button again.")
     if done.returncode != 0:
         raise ForgeError("refused", f"{forge.name} refused the push of `{branch}` to {forge.path} ({_refusal(done)}). "
                          f"If the branch is protected there, let {forge.token_env}'s owner push flower/ branches; "
                          "if it has commits this thread lacks, bring them in or start over with /new.")
-    return Pushed(commit, created=not existed)
+    return Pushed(commit, created="*" in flags)
 
 
 def delete_branch(binding: Binding, branch: str, forge: ForgeRepo, token: str, home: Path) -> None:
@@ -94,7 +94,8 @@ def _refusal(done: subprocess.CompletedProcess[str]) -> str:
     git's rejected lines, else git's own error."""
     lines = [line.strip() for line in (done.stderr or "").splitlines()]
     said = [line.removeprefix("remote:").strip() for line in lines if line.startswith("remote:")]
-    rejected = [line.lstrip("! ").strip() for line in lines if "[rejected]" in line or "[remote rejected]" in line]
+    # --porcelain writes a refused ref to stdout: "!\t<from>:<to>\t[rejected] (fetch first)"
+    rejected = [line.split("\t")[-1].strip() for line in (done.stdout or "").splitlines() if line.startswith("!\t")]
     return clip("; ".join([s for s in said if s] + rejected), 500) or g.said(done)
 
 
@@ -102,9 +103,12 @@ def _refusal(done: subprocess.CompletedProcess[str]) -> str:
 def _credentials(url: str, forge: ForgeRepo, token: str, home: Path) -> Iterator[tuple[str, ...]]:
     """git settings that answer the forge host's password prompt with ``token``, and nothing else's
     (none for an ssh ``url``: the operator's keys push there)."""
-    if urlsplit(url).scheme != "https" or not token:
+    parts = urlsplit(url)
+    if parts.scheme != "https" or not token:
         yield ()
         return
+    # git matches a credential URL's port too: a self-hosted forge on :8443 needs it in the key
+    where = f"{forge.host}:{parts.port}" if parts.port and parts.port != 443 else forge.host
     folder = home / CREDENTIALS_DIR
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     path = folder / secrets.token_hex(8)
@@ -114,6 +118,6 @@ def _credentials(url: str, forge: ForgeRepo, token: str, home: Path) -> Iterator
             out.write(f"username={_USERNAMES[forge.kind]}\npassword={token}\n")
         helper = f"!f() {{ test \"$1\" = get && cat {shlex.quote(str(path))}; }}; f"  # FLOWER_HOME may hold any character
         # the empty helper first drops every other one (the operator's, the repository's) for this call
-        yield ("credential.helper=", f"credential.https://{forge.host}.helper={helper}")
+        yield ("credential.helper=", f"credential.https://{where}.helper={helper}")
     finally:
         path.unlink(missing_ok=True)

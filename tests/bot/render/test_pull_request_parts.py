@@ -141,3 +141,8 @@ def test_the_push_token_is_a_file_only_during_the_push(tmp_path, git_identity):
     assert not file.exists()
     with forge_push._credentials("git@github.com:acme/app.git", forge, "ghp_tok", tmp_path) as config:
         assert config == ()  # ssh: the operator's keys, no token
+    url = "https://gitlab.example.com:8443/web/app.git"  # a self-hosted forge on its own port
+    lab = recognise(url, ForgeSettings(gitlab_token="glpat-tok", gitlab_url="https://gitlab.example.com:8443"))
+    with forge_push._credentials(url, lab, "glpat-tok", tmp_path) as config:
+        assert "password=glpat-tok" in fill(config, "gitlab.example.com:8443").stdout
+        assert "glpat-tok" not in fill(config, "gitlab.example.com").stdout
