@@ -64,6 +64,7 @@ class Policy:
         self.path, self.base, self.environ = path, base, dict(environ)
         self._stamp: tuple[float, int] | None = None
         self._tables: dict[str, dict[str, Any]] = {}
+        self._channels: dict[str, ChannelPolicy] = {}  # built once per channel per version of the file
         self._refused: tuple[float, int] | None = None
         self.error = ""  # why the file's last edit was refused ("" while the file is in force)
         self._load(strict=True)
@@ -71,8 +72,10 @@ class Policy:
     def channel(self, channel: str) -> ChannelPolicy:
         """The settings in effect in ``channel`` now."""
         self._load(strict=False)
-        merged = {**self._tables.get("defaults", {}), **self._tables.get(f"channel.{channel}", {})}
-        return self._apply(merged)
+        if channel not in self._channels:  # asked for every event (the allow-list): built once
+            merged = {**self._tables.get("defaults", {}), **self._tables.get(f"channel.{channel}", {})}
+            self._channels[channel] = self._apply(merged)
+        return self._channels[channel]
 
     def tables(self) -> dict[str, dict[str, Any]]:
         """The policy in force, table by table (``/policy`` shows them)."""
@@ -85,13 +88,14 @@ class Policy:
         try:
             st = os.stat(self.path)
         except FileNotFoundError:
-            self._tables, self._stamp = {}, None
+            if self._stamp is not None or self._tables:
+                self._tables, self._stamp, self._channels = {}, None, {}
             return
         stamp = (st.st_mtime, st.st_size)
         if stamp == self._stamp or stamp == self._refused:
             return
         try:
-            self._tables = self._read(st.st_size)
+            self._tables, self._channels = self._read(st.st_size), {}
             self._stamp, self._refused, self.error = stamp, None, ""
         except ConfigError as exc:
             if strict:

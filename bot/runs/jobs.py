@@ -235,6 +235,7 @@ class Jobs:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await self._services.spend.close()  # the ledger's last rows are written
 
     # -- scheduling one run ----------------------------------------------------------------------
 

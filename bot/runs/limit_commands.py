@@ -63,11 +63,10 @@ class LimitCommands:
         limits, since = await self.book.limits(key), month_start(time.time())
         thread = await self.store.get_thread(key)
         person = (thread.created_by if thread is not None else "") or user
-        spent = {"request": None, "thread": await self.store.spent(0.0, thread=key),
+        spent = {"thread": await self.store.spent(0.0, thread=key),  # a request's spend is its run's: not shown here
                  "channel": await self.store.spent(since, team=key.team, channel=key.channel),
                  "user": await self.store.spent(since, user=person), "month": await self.store.spent(since)}
-        rows = [(s, getattr(limits, s), v) for s, v in spent.items() if v is not None]
-        shown = limits_message(rows)
+        shown = limits_message([(scope, getattr(limits, scope), v) for scope, v in spent.items()])
         await ephemeral(self.client, key.channel, user, shown["text"], thread_ts=key.thread_ts, blocks=shown["blocks"])
 
     async def policy(self, key: ThreadKey, user: str) -> None:

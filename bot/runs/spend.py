@@ -29,6 +29,13 @@ log = logging.getLogger(__name__)
 
 __all__ = ["Reached", "RunSpend", "SpendBook"]
 
+ScopeKey = tuple[str, ...]
+
+
+def month_keys(key: ThreadKey, user: str) -> dict[Scope, ScopeKey]:
+    """Where a thread's spend counts in this month's sums: its channel, its person, the whole bot."""
+    return {"channel": ("channel", key.team, key.channel), "user": ("user", user), "month": ("month",)}
+
 
 @dataclass(frozen=True)
 class Reached:
@@ -63,7 +70,7 @@ class RunSpend:
         """What ``scope`` has spent, with this run's ``spent`` (its runtime's total, estimate included)."""
         if scope in ("request", "thread"):
             return self.before[scope] + spent
-        return self.book.sum(self._scope_key(scope)) + max(0.0, spent - self.recorded)
+        return self.book.sum(month_keys(self.key, self.user)[scope]) + max(0.0, spent - self.recorded)
 
     def guard(self, spent: float) -> str | None:
         """The runtime's question at every message and before every step: a reason to stop, or None."""
@@ -90,10 +97,6 @@ class RunSpend:
         self.book.add(UsageRow(self.key, self.user, event.model, self.request, event.step, delta, event.tokens,
                                time.time()))
 
-    def _scope_key(self, scope: Scope) -> tuple[str, ...]:
-        return {"channel": ("channel", self.key.team, self.key.channel), "user": ("user", self.user),
-                "month": ("month",)}[scope]  # type: ignore[return-value]
-
 
 class SpendBook:
     """The ledger's sums this process keeps by channel, person and the whole installation (this
@@ -101,11 +104,11 @@ class SpendBook:
 
     def __init__(self, store: BotStore, config: Config, metrics: Metrics) -> None:
         self.store, self.config, self.metrics = store, config, metrics
-        self._sums: dict[tuple[str, ...], float] = {}
-        self._unsaved: dict[tuple[str, ...], float] = {}  # added here, not in the ledger yet
+        self._sums: dict[ScopeKey, float] = {}
+        self._unsaved: dict[ScopeKey, float] = {}  # added here, not in the ledger yet
         self._month = 0.0
-        self._writes: asyncio.Queue[UsageRow | None] = asyncio.Queue()
-        self._writer: asyncio.Task[None] | None = None
+        self._writes: asyncio.Queue[UsageRow] = asyncio.Queue()
+        self._writer: asyncio.Task[None] | None = None  # started with the first row, ended by close()
 
     async def limits(self, key: ThreadKey) -> Limits:
         """The limits in ``key``'s channel: its policy's (or the settings'), with those set from
@@ -117,14 +120,13 @@ class SpendBook:
         """A run's spend: the month's sums read from the ledger now (other replicas' too)."""
         since = month_start(time.time())
         self._month = since
-        keys = {("channel", key.team, key.channel): {"team": key.team, "channel": key.channel},
-                ("user", user): {"user": user}, ("month",): {}}
-        for scope_key, where in keys.items():
-            self._sums[scope_key] = await self.store.spent(since, **where) + self._unsaved.get(scope_key, 0.0)
+        where = {"channel": {"team": key.team, "channel": key.channel}, "user": {"user": user}, "month": {}}
+        for scope, scope_key in month_keys(key, user).items():
+            self._sums[scope_key] = await self.store.spent(since, **where[scope]) + self._unsaved.get(scope_key, 0.0)
         return RunSpend(self, key, user, request, await self.limits(key),
                         {"request": request_spent, "thread": thread_spent})
 
-    def sum(self, scope_key: tuple[str, ...]) -> float:
+    def sum(self, scope_key: ScopeKey) -> float:
         return self._sums.get(scope_key, 0.0)
 
     def add(self, row: UsageRow) -> None:
@@ -134,15 +136,21 @@ class SpendBook:
             self._unsaved[scope_key] = self._unsaved.get(scope_key, 0.0) + row.cost_usd
         if row.cost_usd > 0:
             self.metrics.cost.labels(row.thread.channel, row.model or "unknown").inc(row.cost_usd)
-        if self._writer is None or self._writer.done():
+        if self._writer is None:
             self._writer = asyncio.get_running_loop().create_task(self._write(), name="flower-ledger")
         self._writes.put_nowait(row)
 
     async def flush(self) -> None:
-        """Every row added so far is in the ledger."""
-        if self._writer is not None and not self._writer.done():
-            self._writes.put_nowait(None)
-            await asyncio.shield(self._writer)
+        """Every row added so far is in the ledger (or logged as refused)."""
+        await self._writes.join()
+
+    async def close(self) -> None:
+        """Write what is queued, then stop the writer (the bot is closing)."""
+        if self._writer is not None:
+            await self.flush()
+            self._writer.cancel()
+            await asyncio.gather(self._writer, return_exceptions=True)
+            self._writer = None
 
     async def reconcile(self, key: ThreadKey, user: str, request: float, manifest_total: float) -> None:
         """Make ``key``'s ledger sum its manifest's (a row lost to a kill, sessions from before the ledger)."""
@@ -154,7 +162,8 @@ class SpendBook:
             await self.flush()
 
     async def _write(self) -> None:
-        while (row := await self._writes.get()) is not None:
+        while True:
+            row = await self._writes.get()
             try:
                 await self.store.record_usage(row)
             except Exception:  # the ledger is an account, not the run: logged, and the manifest keeps it
@@ -163,8 +172,7 @@ class SpendBook:
             finally:
                 for scope_key in self._keys(row):
                     self._unsaved[scope_key] = self._unsaved.get(scope_key, 0.0) - row.cost_usd
+                self._writes.task_done()
 
-    def _keys(self, row: UsageRow) -> list[tuple[str, ...]]:
-        if row.at < self._month:
-            return []
-        return [("channel", row.thread.team, row.thread.channel), ("user", row.user), ("month",)]
+    def _keys(self, row: UsageRow) -> list[ScopeKey]:
+        return [] if row.at < self._month else list(month_keys(row.thread, row.user).values())

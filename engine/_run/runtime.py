@@ -69,7 +69,7 @@ class Runtime:
     ``os.environ``, the SDK's default); ``own_process_group`` starts the CLI in a process group
     of its own (a terminal's Ctrl-C then reaches only the host); ``sandbox`` fences an untrusted
     workspace's commands and file tools in (``engine.Sandbox``); ``spend`` is a limit on what
-    its sessions spend (``engine.authoring.SpendGuard``: asked before each step and at every
+    its sessions spend (``engine.host.SpendGuard``: asked before each step and at every
     message, workers' included; a reason stops the step there, failing with kind
     ``spend_limit``, never retried). Construction checks that ``env``
     has credentials (``CredentialsError``, a ``RuntimeError``) and has no effect on the process:

@@ -28,6 +28,13 @@ rounds = 2
 """
 
 
+def _policy_file(tmp_path):
+    """Where the bot of ``make_bot`` reads its policy: FLOWER_HOME/policy.toml."""
+    home = tmp_path / "home"
+    home.mkdir()
+    return home / "policy.toml"
+
+
 def _write(path, text: str) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(text, encoding="utf-8")
@@ -54,12 +61,9 @@ async def _run(slack, channel: str, ask: str, user: str) -> str:
 
 
 async def test_a_channel_s_model_people_and_instructions_reach_the_models(make_bot, slack_env, fake_model,
-                                                                         tmp_path, caplog):
+                                                                         tmp_path):
     slack = slack_env
-    home = tmp_path / "home"
-    home.mkdir()
-    policy = home / "policy.toml"
-    _write(policy, POLICY)
+    _write(_policy_file(tmp_path), POLICY)
     await make_bot(FLOWER_ALLOWED_USERS="U0ALICE,U0BOB,U0CAROL")
     script(fake_model)
     event = await _answered_run(slack, OTHER, "写个 hello.txt", "U0BOB")
@@ -94,9 +98,7 @@ async def test_a_channel_s_model_people_and_instructions_reach_the_models(make_b
 async def test_an_edit_counts_without_a_restart_and_a_bad_one_keeps_the_last_good(make_bot, slack_env, fake_model,
                                                                                   tmp_path, caplog):
     slack = slack_env
-    home = tmp_path / "home"
-    home.mkdir()
-    policy = home / "policy.toml"
+    policy = _policy_file(tmp_path)
     _write(policy, '[channel.C0GENERAL]\nmodel = "claude-haiku-4-5"\n')
     await make_bot(CLARIFY_ONLY)
     brief_only(fake_model)
