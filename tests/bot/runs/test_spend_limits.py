@@ -108,6 +108,8 @@ async def test_a_request_pauses_at_its_limit_and_goes_on_once_an_admin_raises_it
     await posted(slack, thread, "Done: the goal is achieved", after=mark)
     resumed = [r for r in coordinator_calls(fm) if "go on" in r.prompt][0]
     assert len(resumed.messages) > 4  # the same conversation, not a new session
+    # the answer is queued before the thread is marked done: wait for the run's end, then look
+    await slack.wait_until(lambda: not bot.jobs.busy(key), what="the run over")
     assert (await bot.store.get_thread(key)).state == "done"
     # the ledger and the audit trail, as `flower-bot usage` and `flower-bot audit` print them
     assert abs(await bot.store.spent(0.0, thread=key) - manifest_total(tmp_path, thread)) < 1e-6
