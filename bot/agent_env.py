@@ -32,7 +32,7 @@ PROVIDERS = {
     "CLAUDE_CODE_ENABLE_TELEMETRY": (re.compile(r"OTEL_[A-Z0-9_]+"),),
 }
 # Never handed to a run, whatever FLOWER_AGENT_ENV says: the bot's own secrets and settings.
-NEVER = re.compile(r"SLACK_[A-Z_]*|FLOWER_[A-Z_]*|GITHUB_TOKEN|GITLAB_TOKEN|GH_TOKEN")
+NEVER = re.compile(r"SLACK_[A-Z_]*|FLOWER_[A-Z_]*|GITHUB_TOKEN|GITLAB_TOKEN|GH_TOKEN|GITHUB_WEBHOOK_SECRET|GITLAB_WEBHOOK_TOKEN")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 

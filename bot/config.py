@@ -93,6 +93,8 @@ class Config:
     slack_language: str = "en"  # FLOWER_SLACK_LANGUAGE: the bot's own sentences in Slack (unset: FLOWER_LANGUAGE)
     forges: ForgeSettings = ForgeSettings()  # GITHUB_TOKEN, GITHUB_API_URL, GITLAB_TOKEN, GITLAB_URL: the bot's alone
     auto_pr: bool = False  # FLOWER_AUTO_PR=1: an achieved verdict in a bound channel opens its pull request by itself
+    pr_poll_s: float = 60.0  # FLOWER_PR_POLL_S: how often an open pull request is read back (backs off when quiet)
+    pr_batch_s: float = 120.0  # FLOWER_PR_BATCH_S: the quiet window that gathers review remarks into one post
     limits: Limits = Limits()  # FLOWER_LIMIT_*_USD: spend limits (bot.limits)
     metrics_port: int | None = None  # FLOWER_METRICS_PORT: /metrics, /healthz, /readyz (0: a free local port)
     policy: Policy | None = None  # FLOWER_POLICY: per-channel settings over these (bot.policy)
@@ -212,6 +214,10 @@ def load_config(environ: Mapping[str, str] | None = None, *, dotenv: str | Path 
         slack_language=_language(env, "FLOWER_SLACK_LANGUAGE", language),  # a team may read Slack in another
         forges=_forges(env),
         auto_pr=flag(env, "FLOWER_AUTO_PR", fix="to open a pull request by itself when a bound thread's goal is achieved"),
+        pr_poll_s=seconds(env, "FLOWER_PR_POLL_S", 60.0, positive=True,
+                          fix="how many seconds between two reads of an open pull request's reviews and checks"),
+        pr_batch_s=seconds(env, "FLOWER_PR_BATCH_S", 120.0,
+                           fix="how many quiet seconds gather a pull request's review remarks into one post"),
         limits=_limits(env),
         metrics_port=whole_number(env, "FLOWER_METRICS_PORT", 0, low=0, high=65535,
                                   fix="the port of /metrics, /healthz and /readyz")
@@ -229,14 +235,16 @@ def _limits(env: dict[str, str]) -> Limits:
 
 
 def _forges(env: dict[str, str]) -> ForgeSettings:
-    for name in ("GITHUB_TOKEN", "GITLAB_TOKEN"):
+    for name in ("GITHUB_TOKEN", "GITLAB_TOKEN", "GITHUB_WEBHOOK_SECRET", "GITLAB_WEBHOOK_TOKEN"):
         if any(c.isspace() for c in env.get(name, "")):
             raise ConfigError(f"{name} contains whitespace; got {mask(env[name])}. Paste the token alone, on one line.")
     return ForgeSettings(github_token=env.get("GITHUB_TOKEN", ""),
                          github_api_url=base_url(env, "GITHUB_API_URL", DEFAULT_GITHUB_API,
                                                   example="https://ghe.example.com/api/v3"),
                          gitlab_token=env.get("GITLAB_TOKEN", ""),
-                         gitlab_url=base_url(env, "GITLAB_URL", DEFAULT_GITLAB_URL, example="https://gitlab.example.com"))
+                         gitlab_url=base_url(env, "GITLAB_URL", DEFAULT_GITLAB_URL, example="https://gitlab.example.com"),
+                         github_webhook_secret=env.get("GITHUB_WEBHOOK_SECRET", ""),
+                         gitlab_webhook_token=env.get("GITLAB_WEBHOOK_TOKEN", ""))
 
 
 def _language(env: dict[str, str], name: str, default: str) -> str:

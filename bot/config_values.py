@@ -80,7 +80,8 @@ def whole_number(env: dict[str, str], name: str, default: int, *, low: int, high
     return value
 
 
-def seconds(env: dict[str, str], name: str, default: float, *, fix: str) -> float:
+def seconds(env: dict[str, str], name: str, default: float, *, fix: str, positive: bool = False) -> float:
+    """``name`` as seconds: 0 or more (``positive``: more than 0), finite."""
     raw = env.get(name)
     if raw is None:
         return default
@@ -88,9 +89,9 @@ def seconds(env: dict[str, str], name: str, default: float, *, fix: str) -> floa
         value = float(raw)
     except ValueError:
         value = -1.0
-    if not value >= 0 or value == float("inf"):  # also refuses nan
-        raise ConfigError(f"{name} must be a number of seconds, 0 or more; got {raw!r}. Set it to {fix} "
-                          f"(default {default:g}).")
+    if not (value > 0 if positive else value >= 0) or value == float("inf"):  # also refuses nan
+        raise ConfigError(f"{name} must be a number of seconds, {'more than 0' if positive else '0 or more'}; "
+                          f"got {raw!r}. Set it to {fix} (default {default:g}).")
     return value
 
 

@@ -34,6 +34,8 @@ from bot.config import Config, load_config
 from bot.slack.intake import Intake
 from bot.slack.middleware import Gate
 from bot.runs.jobs import BotOptions, Jobs
+from bot.runs.pr_watch import PrWatch
+from bot.forge.webhooks import Poke, webhook_app_routes
 from bot.slack.outbox import Outbox
 from bot.repos.thread_worktree import REPO_DIR
 from bot.store.replicas import Replicas, Solo
@@ -73,6 +75,7 @@ class RunningBot:
     metrics: Metrics = field(default_factory=Metrics)
     health_runner: web.AppRunner | None = None  # FLOWER_METRICS_PORT's endpoint
     metrics_port: int = 0
+    pr_watch: PrWatch | None = None  # reads open pull requests' reviews and checks back
 
     async def slack_ready(self) -> bool:
         """Connected to Slack: the Socket Mode link is up, or the HTTP endpoint listens."""
@@ -93,6 +96,8 @@ class RunningBot:
             await self.web_runner.cleanup()
         if self.health_runner is not None:
             await self.health_runner.cleanup()
+        if self.pr_watch is not None:
+            await self.pr_watch.close()
         await self.jobs.close()
         await self.outbox.close()
         await self.replicas.close()  # after the runs: the others take them over at once
@@ -152,11 +157,13 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
     answers = Answers()
     jobs = Jobs(config=config, store=store, client=client, outbox=outbox, answers=answers, options=options,
                 metrics=metrics)
+    pr_watch = PrWatch(config=config, store=store, jobs=jobs, outbox=outbox, replicas=replicas,
+                       retry=options.forge_retry)
     intake = Intake(config=config, store=store, client=client, outbox=outbox, jobs=jobs, answers=answers,
-                    replicas=replicas)
+                    replicas=replicas, pr_watch=pr_watch)
     gate = Gate(config=config, store=store, client=client)
     app = build_app(config, client, intake, gate)
-    bot = RunningBot(config, app, store, jobs, outbox, replicas=replicas, metrics=metrics)
+    bot = RunningBot(config, app, store, jobs, outbox, replicas=replicas, metrics=metrics, pr_watch=pr_watch)
     outbox.start()
     missed_in = await recent_threads(store)  # before connecting: a live reply moves last_seen_ts on
     if config.mode == "socket":
@@ -166,7 +173,12 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
             bot.watchdog = SocketWatchdog(bot.socket.client, idle_s=config.socket_idle_s)
             bot.watchdog.start()
     else:
-        bot.web_runner = web.AppRunner(web_app(app, config.signing_secret), handle_signals=False)
+        async def poke(found: Poke) -> None:  # a webhook only makes the pull request's next read due now
+            await store.poke_pull_requests(number=found.number, branch=found.branch, sha=found.sha)
+
+        hooks = webhook_app_routes(github_secret=config.forges.github_webhook_secret,
+                                   gitlab_token=config.forges.gitlab_webhook_token, on_poke=poke)
+        bot.web_runner = web.AppRunner(web_app(app, config.signing_secret, hooks), handle_signals=False)
         await bot.web_runner.setup()
         # PORT=0 (tests) binds a free local port; a real port listens on every interface
         site = web.TCPSite(bot.web_runner, "0.0.0.0" if config.port else "127.0.0.1", config.port)
@@ -187,6 +199,7 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
         resumed = await jobs.resume_all()
         if resumed:
             log.info("resumed %d run(s) in progress", resumed)
+    pr_watch.start()
     bot.catchup = asyncio.create_task(catch_up(missed_in, client=client, gate=gate, intake=intake), name="flower-catchup")
     return bot
 

@@ -4,7 +4,9 @@ A ``[defaults]`` table and ``[channel.C…]`` tables; a key is its environment v
 without ``FLOWER_``, lower-cased (``model``, ``allowed_users``, ``admins``, ``question_wait_s``,
 ``sandbox_domains``, ``agent_env``, ``limit_request_usd`` … ``limit_month_usd``), plus
 ``instructions`` (standing instructions for the coordinator and the judge), ``rounds`` (the
-judge's rounds per request) and ``pr_followup`` (a follow-up keeps an open pull request in step).
+judge's rounds per request), ``pr_followup`` (``"ask"``: a review on the thread's pull request
+waits for a person's Work on this; ``"auto"``: it starts a follow-up by itself) and
+``pr_allowed_users`` (forge logins who may steer from the pull request besides its writers).
 A channel's table overrides ``[defaults]``, which overrides the environment.
 
 The file is the operator's (under FLOWER_HOME, which no run can see). It is validated at start
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -24,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.agent_env import AgentEnvError, agent_env, extra_names
-from bot.config_values import CHANNEL_ID, PERSON_OR_GROUP, ConfigError, domains, flag, ids, seconds, whole_number
+from bot.config_values import CHANNEL_ID, PERSON_OR_GROUP, ConfigError, domains, ids, seconds, whole_number
 from bot.limits import ENV as LIMIT_ENV, Limits, parse_usd
 
 log = logging.getLogger(__name__)
@@ -34,7 +37,9 @@ __all__ = ["KEYS", "ChannelPolicy", "Policy"]
 MAX_BYTES = 1_000_000
 _LIMIT_KEYS = {name.removeprefix("FLOWER_").lower(): scope for scope, name in LIMIT_ENV.items()}
 KEYS = ("model", "allowed_users", "admins", "question_wait_s", "sandbox_domains", "agent_env", "instructions",
-        "rounds", "pr_followup", *_LIMIT_KEYS)
+        "rounds", "pr_followup", "pr_allowed_users", *_LIMIT_KEYS)
+PR_FOLLOWUPS = ("ask", "auto")
+_FORGE_LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?")
 
 
 @dataclass(frozen=True)
@@ -49,7 +54,8 @@ class ChannelPolicy:
     agent_env: Mapping[str, str] | None = None  # None: the bot's FLOWER_AGENT_ENV as it is
     instructions: str = ""
     rounds: int = 3
-    pr_followup: bool = True
+    pr_followup: str = "ask"  # "ask" | "auto": what a review on the pull request does (PR_FOLLOWUPS)
+    pr_allowed_users: frozenset[str] = frozenset()  # forge logins who may steer besides the repository's writers
     limits: Limits = Limits()
 
     def user_allowed(self, user: str) -> bool:
@@ -171,7 +177,19 @@ class Policy:
                 out = replace(out, rounds=whole_number(raw(key), key, out.rounds, low=1, high=50,
                                                        fix="the judge's rounds per request"))
             elif key == "pr_followup":
-                out = replace(out, pr_followup=flag(raw(key), key, fix="to keep an open pull request in step"))
+                if settings[key] not in PR_FOLLOWUPS:
+                    raise ConfigError(f"pr_followup must be \"ask\" (a review waits for Work on this) or \"auto\" "
+                                      f"(a review starts a follow-up by itself); got {settings[key]!r}")
+                out = replace(out, pr_followup=settings[key])
+            elif key == "pr_allowed_users":
+                out = replace(out, pr_allowed_users=_forge_logins(settings[key]))
             elif key in _LIMIT_KEYS:
                 limits[_LIMIT_KEYS[key]] = parse_usd(raw(key)[key], source=key)
         return replace(out, limits=out.limits.over(limits)) if limits else out
+
+
+def _forge_logins(value: Any) -> frozenset[str]:
+    """``pr_allowed_users``: a list of GitHub or GitLab logins (``octocat``), compared without case."""
+    if not isinstance(value, list) or not all(isinstance(v, str) and _FORGE_LOGIN.fullmatch(v) for v in value):
+        raise ConfigError(f"pr_allowed_users must be a list of forge logins, such as [\"octocat\"]; got {value!r}")
+    return frozenset(v.lower() for v in value)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+import json as jsonlib
+from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Mapping, TypeVar
 from urllib.parse import quote, urlencode
 
@@ -16,6 +17,7 @@ import aiohttp
 from yarl import URL
 
 from bot.forge.remote import ForgeRepo
+from bot.forge.reviews import Check, Conditional, Remark
 from engine import FlowerError
 
 log = logging.getLogger(__name__)
@@ -43,7 +45,7 @@ class PullRequest:
     """A GitHub pull request or a GitLab merge request, as the bot needs it.
 
     ``number`` is the PR number (GitLab: the MR's iid); ``url`` its web page; ``head``/``base`` the
-    source and target branches.
+    source and target branches; ``sha`` the commit ``head`` is at ("" when the forge did not say).
     """
 
     number: int
@@ -52,6 +54,8 @@ class PullRequest:
     head: str
     base: str
     draft: bool
+    # not compared: a pull request is the same one whichever commit its head is at
+    sha: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -68,12 +72,14 @@ class Retry:
 
 @dataclass(frozen=True)
 class Reply:
-    """One HTTP answer that was not retried: status, JSON body (None when not JSON), headers."""
+    """One HTTP answer that was not retried: status, JSON body (None when not JSON), headers, and the
+    body as text (what a job's log is; "" for an answer from a ``Conditional``)."""
 
     status: int
     body: Any
     headers: Mapping[str, str]
     reason: str = ""
+    text: str = ""
 
     @property
     def ok(self) -> bool:
@@ -156,8 +162,30 @@ class Forge:
         """Add ``body`` as a comment on pull request ``number``."""
         raise NotImplementedError
 
-    async def get(self, number: int) -> PullRequest:
+    async def get(self, number: int, cache: Conditional | None = None) -> PullRequest:
         """Pull request ``number`` as it is now."""
+        raise NotImplementedError
+
+    # Reading back: every read takes a ``Conditional`` so a poll that finds nothing new is a 304.
+
+    async def remarks(self, number: int, cache: Conditional | None = None) -> list[Remark]:
+        """Every remark on pull request ``number`` (the bot's own included), oldest first."""
+        raise NotImplementedError
+
+    async def checks(self, number: int, sha: str, cache: Conditional | None = None) -> list[Check]:
+        """The checks of commit ``sha``, the head of pull request ``number``; [] when it has none."""
+        raise NotImplementedError
+
+    async def may_steer(self, remark: Remark) -> bool:
+        """Whether ``remark``'s author has write access to the repository (may steer the bot from there)."""
+        raise NotImplementedError
+
+    async def me(self) -> str:
+        """The login of the token's own user, or "" when the forge will not say (a GitHub App's token)."""
+        raise NotImplementedError
+
+    async def reply(self, number: int, remark: Remark, body: str) -> None:
+        """Answer ``remark`` with ``body``: a line remark in its thread, anything else as a comment."""
         raise NotImplementedError
 
     # --- lifecycle ------------------------------------------------------------------------------
@@ -205,13 +233,33 @@ class Forge:
         return self.scrub(text or reply.reason or "no message")[:MESSAGE_CHARS]
 
     async def send(self, call: str, method: str, path: str, *, params: Mapping[str, str] | None = None,
-                   json: Any = None) -> Reply:
+                   json: Any = None, cache: Conditional | None = None) -> Reply:
         """The reply to ``method path`` (``path`` already URL-quoted), retried per ``self.retry``.
 
         Connection errors, timeouts, 429, 5xx and rate-limited 403s are retried; when the tries run out
         this raises ``ForgeError("unreachable")``. Any other reply is returned for the caller to read.
+
+        A GET with a ``cache`` sends the ETag it holds for the URL (query included); a 304 comes back as
+        a 200 with the JSON kept from before, and a new 200 is kept and sets ``cache.changed``.
         """
         url = self.repo.api_url + path + (f"?{urlencode(params)}" if params else "")
+        kept = cache.answers.get(url) if cache is not None else None
+        reply = await self._retried(call, method, url, json, {"If-None-Match": kept[0]} if kept else {})
+        if cache is None:
+            return reply
+        if reply.status == 304 and kept is not None:
+            return Reply(200, kept[1], reply.headers, reply.reason)
+        if reply.status == 200:
+            cache.changed = True
+            etag = reply.headers.get("ETag")
+            if etag:
+                cache.answers[url] = (etag, reply.body)
+            else:
+                cache.answers.pop(url, None)  # nothing to send back next time
+        return reply
+
+    async def _retried(self, call: str, method: str, url: str, json: Any, headers: dict[str, str]) -> Reply:
+        """``send``'s tries: the first reply not worth trying again, else ``ForgeError("unreachable")``."""
         if self._session is None:
             self._session = aiohttp.ClientSession(headers=self.headers())
         delay, last = self.retry.first_delay_s, "no attempt made"
@@ -219,7 +267,7 @@ class Forge:
         for attempt in range(1, tries + 1):
             wait = delay
             try:
-                reply = await self._once(method, url, json)
+                reply = await self._once(method, url, json, headers)
             except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
                 last = self.scrub(f"{type(exc).__name__}: {exc}".rstrip(": "))[:MESSAGE_CHARS]
             else:
@@ -235,18 +283,19 @@ class Forge:
         raise self.error("unreachable", f"could not reach {self.repo.name} at {self.repo.api_url} ({last}) "
                                         f"after {tries} tries. Try again when it answers.")
 
-    async def _once(self, method: str, url: str, json: Any) -> Reply:
+    async def _once(self, method: str, url: str, json: Any, headers: dict[str, str]) -> Reply:
         assert self._session is not None
         timeout = aiohttp.ClientTimeout(total=self.timeout_s)
         # encoded=True: the path is quoted already, and a branch's '/' must reach the forge as %2F.
         # No redirects: aiohttp would carry PRIVATE-TOKEN to wherever a Location points
-        async with self._session.request(method, URL(url, encoded=True), json=json, timeout=timeout,
-                                         allow_redirects=False) as resp:
+        async with self._session.request(method, URL(url, encoded=True), json=json, headers=headers,
+                                         timeout=timeout, allow_redirects=False) as resp:
+            text = await resp.text(errors="replace")
             try:
-                body = await resp.json(content_type=None)
+                body = jsonlib.loads(text) if text.strip() else None
             except ValueError:
-                body = None
-            return Reply(resp.status, body, resp.headers, resp.reason or "")
+                body = None  # not JSON (a job's log): ``text`` holds it
+            return Reply(resp.status, body, resp.headers, resp.reason or "", text)
 
     @staticmethod
     def _retryable(reply: Reply) -> bool:

@@ -37,15 +37,18 @@ def _mask(secret: str) -> str:
 
 @dataclass(frozen=True)
 class ForgeSettings:
-    """The forge part of the bot's config: GITHUB_TOKEN, GITHUB_API_URL, GITLAB_TOKEN, GITLAB_URL.
+    """The forge part of the bot's config: GITHUB_TOKEN, GITHUB_API_URL, GITLAB_TOKEN, GITLAB_URL,
+    and the webhooks' secrets (GITHUB_WEBHOOK_SECRET, GITLAB_WEBHOOK_TOKEN; unset: no webhook route).
 
-    ``repr()`` masks both tokens, so a logged settings object never leaks one.
+    ``repr()`` masks the tokens and secrets, so a logged settings object never leaks one.
     """
 
     github_token: str = ""
     github_api_url: str = DEFAULT_GITHUB_API
     gitlab_token: str = ""
     gitlab_url: str = DEFAULT_GITLAB_URL
+    github_webhook_secret: str = ""
+    gitlab_webhook_token: str = ""
 
     def token(self, kind: ForgeKind) -> str:
         """The token for forges of ``kind`` ('' when unset)."""
@@ -53,7 +56,9 @@ class ForgeSettings:
 
     def __repr__(self) -> str:
         return (f"ForgeSettings(github_token={_mask(self.github_token)}, github_api_url={self.github_api_url!r}, "
-                f"gitlab_token={_mask(self.gitlab_token)}, gitlab_url={self.gitlab_url!r})")
+                f"gitlab_token={_mask(self.gitlab_token)}, gitlab_url={self.gitlab_url!r}, "
+                f"github_webhook_secret={_mask(self.github_webhook_secret)}, "
+                f"gitlab_webhook_token={_mask(self.gitlab_webhook_token)})")
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,8 @@ def policy_message(policy: ChannelPolicy, limits: Limits, *, error: str = "") ->
         ("rounds", str(policy.rounds)),
         ("sandbox_domains", ", ".join(policy.sandbox_domains) or none),
         ("agent_env", ", ".join(sorted(policy.agent_env)) if policy.agent_env is not None else texts.POLICY_AS_SET),
-        ("pr_followup", "on" if policy.pr_followup else "off"),
+        ("pr_followup", policy.pr_followup),
+        ("pr_allowed_users", ", ".join(sorted(policy.pr_allowed_users)) or none),
         *[(f"limit ({scope})", cost(usd)) for scope, usd in limits.items()],
         ("instructions", clip(policy.instructions, 500) or none),
     ]

@@ -18,7 +18,7 @@ from bot.render import texts
 from bot.text.split import clip
 from engine import RunResult, check_states
 
-__all__ = ["Report", "body", "comment", "report_from", "title"]
+__all__ = ["Report", "body", "comment", "report_from", "thread_markdown", "title"]
 
 MAX_BODY = 60_000  # GitHub refuses a body over 65,536 characters; GitLab allows more
 MAX_TITLE = 120
@@ -70,7 +70,7 @@ def title(report: Report, branch: str) -> str:
 def body(report: Report, *, thread_link: str, branch: str) -> str:
     """The pull request's description: the checklist, the judge's reason, the brief, the totals and
     the Slack thread it came from."""
-    parts = [texts.PR_BODY_OPENED.format(link=_link(thread_link), branch=branch),
+    parts = [texts.PR_BODY_OPENED.format(link=thread_markdown(thread_link), branch=branch),
              texts.PR_BODY_CHECKS, _checklist(report)]
     if report.reason.strip():
         parts += [texts.PR_BODY_REASON, _quote(report.reason)]
@@ -84,7 +84,7 @@ def comment(report: Report, *, commits: list[str], thread_link: str) -> str:
     """The comment a follow-up adds: its new commits, then the new verdict and checklist."""
     shown = "\n".join(f"- {c}" for c in commits[-20:]) or texts.PR_COMMENT_NO_COMMITS
     verdict = texts.PR_COMMENT_ACHIEVED if report.achieved else texts.PR_COMMENT_NOT_YET
-    parts = [texts.PR_COMMENT_HEAD.format(link=_link(thread_link), n=len(commits)), shown,
+    parts = [texts.PR_COMMENT_HEAD.format(link=thread_markdown(thread_link), n=len(commits)), shown,
              verdict, _checklist(report)]
     if report.reason.strip():
         parts.append(_quote(report.reason))
@@ -108,7 +108,7 @@ def _quote(text: str) -> str:
     return "\n".join(f"> {line}" for line in text.strip().splitlines())
 
 
-def _link(url: str) -> str:
+def thread_markdown(url: str) -> str:
     return texts.PR_THREAD_LINK.format(url=url) if url else texts.PR_THREAD_UNKNOWN
 
 

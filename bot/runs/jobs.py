@@ -176,6 +176,7 @@ class Jobs:
 
         archived = await asyncio.to_thread(archive)
         await self.store.forget_plans(key)
+        await self.store.retire_pr_watches(key)
         await self.sessions.set(key, "closed")
         return archived
 

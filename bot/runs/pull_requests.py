@@ -7,7 +7,8 @@ the branch, the branch is deleted again: a bad case leaves nothing half-made. Ev
 said in the thread with the forge's reason and the fix (``ForgeError``, ``RepoError``).
 
 After each finished run the thread's ``Report`` is kept (``BotStore.save_pr_report``); a run that
-moved the branch of an open pull request pushes it and comments the new verdict. A pull request
+moved the branch of an open pull request pushes it and comments the new verdict (once: the comment
+carries a marker that a retry looks for first). What people say back on it is ``bot.runs.pr_watch``'s. A pull request
 merged or closed on the forge is noticed when the thread is woken again (and before any update),
 said once, and never updated again: ``/new`` gives a new branch and so a new pull request.
 """
@@ -23,6 +24,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Config
 from bot.forge.client import Forge, ForgeError, PullRequest, Retry, forge_for
+from bot.forge.reviews import marker
 from bot.forge.push import branch_commit, commits_between, delete_branch, push_branch
 from bot.forge.remote import ForgeRepo, recognise
 from bot.render import messages as render, pull_request as pr_text, texts
@@ -42,11 +44,11 @@ log = logging.getLogger(__name__)
 
 WAKE_RETRY = Retry(tries=1)  # the check on a wake must not hold the run up: one try, else next time
 
-__all__ = ["PullRequests"]
+__all__ = ["PullRequests", "Target"]
 
 
 @dataclass(frozen=True)
-class _Target:
+class Target:
     """Where a thread's pull request goes: the binding, its forge, and the bot's token there."""
 
     binding: Binding
@@ -90,8 +92,7 @@ class PullRequests:
         (``FLOWER_AUTO_PR``) for an achieved goal."""
         row = await self.store.pull_request(key, branch)
         if row is not None and row.is_open:
-            if self.config.for_channel(key.channel).pr_followup:  # the channel's policy may leave it be
-                await self._keep_in_step(key, row)
+            await self._keep_in_step(key, row)
         elif achieved and self.config.auto_pr:
             await self.open(key, None, branch, draft=False)
 
@@ -101,7 +102,7 @@ class PullRequests:
         try:
             if branch is None:
                 raise RepoError(texts.PR_NAMES_NO_BRANCH)
-            target = await self._target(key)
+            target = await self.target(key)
             noun = texts.FORGE_NOUN[target.forge.kind]
             async with self._lock(key, branch):
                 await self._open(key, user, branch, target, draft=draft)
@@ -117,15 +118,15 @@ class PullRequests:
         if row is None or not row.is_open:
             return
         try:
-            target = await self._target(key)
+            target = await self.target(key)
             async with forge_for(target.forge, target.token, retry=WAKE_RETRY) as forge:
-                await self._still_open(key, row, target, forge)
+                await self.still_open(key, row, target, forge)
         except (ForgeError, RepoError) as exc:
             log.warning("could not check %s's pull request in %s: %s", branch, folder_name(key), exc)
 
     # -- the steps ---------------------------------------------------------------------------
 
-    async def _open(self, key: ThreadKey, user: str | None, branch: str, target: _Target, *, draft: bool) -> None:
+    async def _open(self, key: ThreadKey, user: str | None, branch: str, target: Target, *, draft: bool) -> None:
         row = await self.store.pull_request(key, branch)
         # no report: a branch message from before this bot kept them; the pull request says less
         report = (Report.from_json(row.report) if row is not None else None) or Report()
@@ -160,14 +161,14 @@ class PullRequests:
         assert row.number is not None
         noun, ref = texts.FORGE_NOUN["github"], f"#{row.number}"
         try:
-            target = await self._target(key)
+            target = await self.target(key)
             noun, ref, binding = texts.FORGE_NOUN[target.forge.kind], target.forge.ref(row.number), target.binding
             async with self._lock(key, row.branch):
                 head = await asyncio.to_thread(branch_commit, binding, row.branch)
                 if head == row.pushed:
                     return  # the follow-up made no commit: nothing new to review
                 async with forge_for(target.forge, target.token, retry=self.retry) as forge:
-                    current = await self._still_open(key, row, target, forge)
+                    current = await self.still_open(key, row, target, forge)
                     if current is None:
                         return
                     commits = await asyncio.to_thread(commits_between, binding, row.pushed, row.branch)
@@ -175,8 +176,12 @@ class PullRequests:
                                                      self.config.home)
                     report = Report.from_json(row.report) or Report()
                     link = await permalink(self.client, key.channel, key.thread_ts)
-                    await forge.comment(row.number, pr_text.comment(report, commits=commits, thread_link=link))
+                    note = marker(f"update:{pushed.commit}")  # a retry after a timeout finds it and posts nothing
+                    if not any(note in r.body for r in await forge.remarks(row.number)):
+                        await forge.comment(row.number, pr_text.comment(report, commits=commits, thread_link=link)
+                                            + f"\n\n{note}")
             await self._record(key, row.branch, current, pushed.commit)
+            await self.store.poke_pull_requests(number=row.number, branch=row.branch)  # its replies go out now
             await self.outbox.send(key, "pr", notice_key("pr-updated", row.branch, pushed.commit),
                                    texts.PR_UPDATED.format(n=len(commits), branch=row.branch,
                                                            url=render.link_url(current.url), ref=ref))
@@ -185,7 +190,7 @@ class PullRequests:
             await self.outbox.send(key, "pr", notice_key("pr-update-failed", row.branch, time.time()),
                                    texts.PR_UPDATE_FAILED.format(noun=noun, ref=ref, error=exc))
 
-    async def _still_open(self, key: ThreadKey, row: PullRequestRow, target: _Target,
+    async def still_open(self, key: ThreadKey, row: PullRequestRow, target: Target,
                           forge: Forge) -> PullRequest | None:
         """The pull request as the forge has it now, or None (said in the thread once) when it was
         merged or closed there."""
@@ -204,14 +209,14 @@ class PullRequests:
 
     # -- plumbing ----------------------------------------------------------------------------
 
-    async def _target(self, key: ThreadKey) -> _Target:
+    async def target(self, key: ThreadKey) -> Target:
         binding = await asyncio.to_thread(self.bindings.get, key.channel)
         if binding is None:
             raise RepoError(texts.NOWHERE_TO_PUSH)
         forge = self.forge(binding)
         if forge is None:
             raise RepoError(texts.PR_NOT_A_FORGE)
-        return _Target(binding, forge, self.config.forges.token(forge.kind))
+        return Target(binding, forge, self.config.forges.token(forge.kind))
 
     async def _record(self, key: ThreadKey, branch: str, made: PullRequest, pushed: str) -> None:
         await self.store.set_pull_request(key, branch, number=made.number, url=made.url, state=made.state,

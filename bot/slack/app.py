@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from aiohttp import web
@@ -32,6 +33,7 @@ from bot.render import repo as render_repo
 from bot.render.feedback import FEEDBACK_ACTION
 from bot.render.home_view import HOME_STOP_ACTION
 from bot.render.limit_notices import GO_ON_ACTION
+from bot.render.pr_feedback import PR_WORK_ACTION
 from bot.slack.feedback_clicks import FeedbackClicks, names_feedback
 from bot.slack.home import Home
 from bot.slack.intake import Intake
@@ -132,6 +134,12 @@ def build_app(config: Config, client: AsyncWebClient, intake: Intake, gate: Gate
         await ack()
         await intake.jobs.pull_requests.open(context["thread"], context.user_id, context.get("branch"), draft=True)
 
+    @app.action(PR_WORK_ACTION, middleware=thread_button)
+    async def on_pr_work(ack, context) -> None:
+        await ack()
+        if context.get("branch"):  # the button's value names the review post after its thread
+            await intake.pr_work_click(context["thread"], context.user_id, context["branch"])
+
     @app.action(render_repo.PR_LINK_ACTION)
     async def on_pr_link(ack) -> None:
         await ack()  # a link button: Slack opens the URL itself and tells the app, which has nothing to do
@@ -172,8 +180,9 @@ def describe(body: dict[str, Any]) -> str:
     return " ".join([kind, *(f"{k}={v}" for k, v in ids.items() if v)])
 
 
-def web_app(app: AsyncApp, signing_secret: str) -> web.Application:
-    """The aiohttp application for HTTP mode: ``POST /slack/events`` into ``app``.
+def web_app(app: AsyncApp, signing_secret: str, routes: Sequence[web.RouteDef] = ()) -> web.Application:
+    """The aiohttp application for HTTP mode: ``POST /slack/events`` into ``app``, and ``routes``
+    (the forges' webhooks) beside it.
 
     A body that does not parse, or is not what Slack sends, is answered before bolt sees it:
     401 when its signature is wrong (as bolt would; a body that is not UTF-8 cannot be verified),
@@ -203,5 +212,5 @@ def web_app(app: AsyncApp, signing_secret: str) -> web.Application:
         return web.Response(status=400, text=f"malformed request: {why}")
 
     application = web.Application()
-    application.add_routes([web.post(EVENTS_PATH, events)])
+    application.add_routes([web.post(EVENTS_PATH, events), *routes])
     return application

@@ -23,6 +23,7 @@ from bot.runs.transport import Answers
 from bot.slack.commands import is_policy, parse, parse_limit, parse_repo
 from bot.config import Config
 from bot.runs.jobs import Jobs
+from bot.runs.pr_watch import PrWatch
 from bot.store.replicas import Replicas, Solo
 from bot.slack.outbox import Outbox, edit, ephemeral, react
 from bot.slack.unrecorded import unrecorded_for
@@ -40,10 +41,12 @@ class Intake:
     """The bot's reactions to people: start, answer, interrupt, wake, /new, Stop, Start over."""
 
     def __init__(self, *, config: Config, store: BotStore, client: AsyncWebClient, outbox: Outbox,
-                 jobs: Jobs, answers: Answers, replicas: Solo | Replicas | None = None) -> None:
+                 jobs: Jobs, answers: Answers, replicas: Solo | Replicas | None = None,
+                 pr_watch: PrWatch | None = None) -> None:
         self.config, self.store, self.client = config, store, client
         self.outbox, self.jobs, self.answers = outbox, jobs, answers
         self.replicas = replicas or Solo()
+        self.pr_watch = pr_watch
         self.repo = RepoCommands(config=config, client=client, outbox=outbox)
         self.limits = LimitCommands(config=config, store=store, client=client, outbox=outbox, book=jobs.spend)
 
@@ -69,6 +72,8 @@ class Intake:
             await self.go_on_click(key, args["user"])
         elif op == "control":
             await self.control_click(key, args["user"], stop=args["stop"])
+        elif op == "pr_work":
+            await self.pr_work_click(key, args["user"], args["batch"])
         else:
             log.error("a forwarded event for thread %s has an unknown kind %r (a newer replica's?); dropped",
                       key, op)
@@ -245,6 +250,12 @@ class Intake:
             return
         await self.store.audit(user, "go_on", key)
         await self.jobs.take_up(key)
+
+    async def pr_work_click(self, key: ThreadKey, user: str, batch: str) -> None:
+        """Work on this under a pull request's review post: the follow-up starts on its remarks."""
+        if self.pr_watch is None or await self._elsewhere(key, "pr_work", {"user": user, "batch": batch}):
+            return
+        await self.pr_watch.work_on(key, user, batch)
 
     async def terminal_click(self, key: ThreadKey, user: str) -> None:
         """"Continue in a terminal": the command, shown only to the person who clicked (an allowed

@@ -192,4 +192,15 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         CREATE INDEX audit_by_at ON audit (at);
     """),
+    Migration(4, "what the bot read back from an open pull request, and when it reads next (bot.store.pr_rows)", """
+        CREATE TABLE pr_watch (
+            team text NOT NULL,
+            channel text NOT NULL,
+            thread_ts text NOT NULL,
+            branch text NOT NULL,
+            poll_at double precision NOT NULL,
+            state text NOT NULL,
+            PRIMARY KEY (team, channel, thread_ts, branch)
+        );
+    """),
 )

@@ -5,6 +5,10 @@ One row per thread and branch (``/new`` starts a new branch, so a new row and a 
 the checks with their states, the judge's reason, cost and rounds), written when the run ends,
 so the Open pull request button and the comment after a follow-up read it without the run. Once
 opened, ``number``/``url`` name the pull request and ``pushed`` the commit the forge has.
+
+``pr_watch`` holds, per open pull request, what the bot read back from it (``state``: the JSON of
+``bot.runs.pr_state.Watch``) and when it reads it next (``poll_at``; a webhook sets it to 0).
+Only the replica holding the thread's lease writes it.
 """
 
 from __future__ import annotations
@@ -15,10 +19,11 @@ from typing import Literal
 from bot.store.core import StoreCore
 from bot.records import ThreadKey
 
-__all__ = ["PullRequestRow", "PullRequestState", "PullRequestsMixin"]
+__all__ = ["PullRequestRow", "PullRequestState", "PullRequestsMixin", "WatchedPullRequest"]
 
 PullRequestState = Literal["proposed", "open", "closed", "merged"]  # proposed: not opened yet
 _THREAD = "team = ? AND channel = ? AND thread_ts = ?"
+RETIRED = 1e300  # a pull_watch poll_at that never comes: /new moved the thread to a new branch
 _COLUMNS = "team, channel, thread_ts, branch, report, number, url, state, pushed, updated_at"
 
 
@@ -40,6 +45,15 @@ class PullRequestRow:
     def is_open(self) -> bool:
         """Opened on the forge and, as far as the bot saw, not merged or closed there."""
         return self.state == "open" and self.number is not None
+
+
+@dataclass(frozen=True)
+class WatchedPullRequest:
+    """An open pull request, when it is read next, and what was read from it (JSON, "{}" at first)."""
+
+    pr: PullRequestRow
+    poll_at: float
+    state: str
 
 
 class PullRequestsMixin(StoreCore):
@@ -73,6 +87,39 @@ class PullRequestsMixin(StoreCore):
         """The forge says ``branch``'s pull request is now ``state`` (merged or closed, seen on a wake)."""
         await self._changed(f"UPDATE pull_requests SET state = ?, updated_at = ? WHERE {_THREAD} AND branch = ?",
                             state, self._now(), *ThreadKey(*thread), branch)
+
+    async def watched_pull_requests(self) -> list[WatchedPullRequest]:
+        """Every open pull request with its watch (due at once and "{}" before its first read)."""
+        cols = ", ".join(f"p.{c.strip()}" for c in _COLUMNS.split(","))
+        rows = await self._rows(
+            f"SELECT {cols}, w.poll_at, w.state FROM pull_requests p LEFT JOIN pr_watch w ON w.team = p.team "
+            "AND w.channel = p.channel AND w.thread_ts = p.thread_ts AND w.branch = p.branch "
+            "WHERE p.state = 'open' AND p.number IS NOT NULL AND (w.poll_at IS NULL OR w.poll_at < ?) "
+            "ORDER BY p.updated_at", RETIRED)
+        return [WatchedPullRequest(_row(r[:10]), r[10] or 0.0, r[11] or "{}") for r in rows]
+
+    async def save_pr_watch(self, thread: ThreadKey, branch: str, *, poll_at: float, state: str) -> None:
+        """Keep what was read from ``branch``'s pull request and when to read it next."""
+        await self._changed(
+            "INSERT INTO pr_watch (team, channel, thread_ts, branch, poll_at, state) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (team, channel, thread_ts, branch) DO UPDATE SET poll_at = excluded.poll_at, "
+            "state = excluded.state", *ThreadKey(*thread), branch, poll_at, state)
+
+    async def poke_pull_requests(self, *, number: int | None = None, branch: str = "", sha: str = "") -> None:
+        """Read at once the open pull requests a webhook names: by ``number``, head ``branch`` or pushed
+        commit ``sha`` (two repositories may share a number: a false match costs one read)."""
+        await self._changed(
+            "UPDATE pr_watch AS w SET poll_at = 0 WHERE EXISTS (SELECT 1 FROM pull_requests p WHERE "
+            "p.team = w.team AND p.channel = w.channel AND p.thread_ts = w.thread_ts AND p.branch = w.branch "
+            "AND p.state = 'open' AND (p.number = ? OR p.branch = ? OR p.pushed = ?)) AND w.poll_at < ?",
+            number, branch or None, sha or None, RETIRED)  # None matches nothing: "= NULL" is never true
+
+    async def retire_pr_watches(self, thread: ThreadKey) -> None:
+        """``/new``: the thread's open pull requests are no longer read back (its work moved to a new
+        branch; their reviews would steer the wrong one)."""
+        for row in await self._rows(f"SELECT branch FROM pull_requests WHERE {_THREAD} AND state = 'open'",
+                                    *ThreadKey(*thread)):
+            await self.save_pr_watch(thread, row[0], poll_at=RETIRED, state="{}")
 
 
 def _row(r: tuple) -> PullRequestRow:

@@ -5,7 +5,8 @@ The tables: ``threads`` (a Slack thread -> its workspace and run state), ``event
 ``questions`` (asks that must survive a restart), ``outbox`` (each notice posted once),
 ``inbox`` (words said to a running thread, not yet taken by the run), ``plans`` (the message
 showing a goal's checklist, edited after each verdict), ``feedback`` (the 👍 / 👎 people gave
-a run's result) and ``pull_requests`` (a bound thread branch's pull request), ``usage``, ``limits`` and ``audit`` (what a team governs by:
+a run's result), ``pull_requests`` (a bound thread branch's pull request) and ``pr_watch`` (what
+the bot read back from it, and when it reads next), ``usage``, ``limits`` and ``audit`` (what a team governs by:
 ``bot.store.ledger_rows``); with several replicas on one database, ``leases``, ``forwards`` and
 ``outbox_claims`` (``bot.store.leases``). A table added later is created by the same idempotent script when an older
 file is opened; the version moves only when a change is one an older bot cannot read.
@@ -133,6 +134,15 @@ CREATE TABLE IF NOT EXISTS pull_requests (
     state TEXT NOT NULL CHECK (state IN ('proposed', 'open', 'closed', 'merged')),
     pushed TEXT,
     updated_at REAL NOT NULL,
+    PRIMARY KEY (team, channel, thread_ts, branch)
+);
+CREATE TABLE IF NOT EXISTS pr_watch (
+    team TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    thread_ts TEXT NOT NULL,
+    branch TEXT NOT NULL,
+    poll_at REAL NOT NULL,
+    state TEXT NOT NULL,
     PRIMARY KEY (team, channel, thread_ts, branch)
 );
 CREATE TABLE IF NOT EXISTS leases (

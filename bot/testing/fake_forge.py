@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,9 +14,14 @@ from aiohttp import web
 
 from bot.forge.remote import ForgeKind
 from engine import FlowerError
-from bot.testing.forge_api import GitHubApi, GitLabApi, Hosted, Pull
+from bot.testing.forge_github import GitHubApi
+from bot.testing.forge_gitlab import GitLabApi, discussion_id
+from bot.testing.forge_hosted import Hosted, Pipeline, Pull, Run, Status, Text
 
 State = Literal["open", "closed", "merged"]
+Access = Literal["write", "read", "none"]
+ReviewState = Literal["APPROVED", "CHANGES_REQUESTED", "COMMENTED"]
+_GITLAB_VERDICTS = {"APPROVED": "approved this merge request", "CHANGES_REQUESTED": "requested changes"}
 
 
 class FakeForgeError(FlowerError):
@@ -23,13 +30,15 @@ class FakeForgeError(FlowerError):
 
 @dataclass(frozen=True)
 class Recorded:
-    """One request as the fake received it: ``path`` percent-decoded, ``json`` None when the body was not JSON."""
+    """One request as the fake received it: ``path`` percent-decoded, ``json`` None when the body was not
+    JSON; ``status`` is what the fake answered (304 when the client's ETag was current)."""
 
     method: str
     path: str
     query: dict[str, str]
     json: Any
     headers: dict[str, str]
+    status: int
 
 
 @dataclass
@@ -40,7 +49,7 @@ class Fault:
     pattern: re.Pattern[str]
     status: int
     times: int
-    body: dict | None
+    body: dict | list | None
     headers: dict[str, str] = field(default_factory=dict)
 
 
@@ -52,6 +61,12 @@ class FakeForge:
     are added with ``add_repo``; their branches are read from ``<bare_dir>/<path>.git`` with real git, so
     a pull request can only be created for a branch that was really pushed there. Every request is in
     ``requests``; ``fail`` plans error answers.
+
+    People's remarks (``review_comment``, ``review``, ``conversation_comment``), checks (``check``,
+    ``commit_status``) and who may write (``set_access``) are set up by the test; the token's own user
+    is ``flower-bot`` (GitLab id 1), who writes whatever comes in through the API. Every 200 to a GET
+    with JSON carries an ETag (a planned ``fail`` answer has none), and a request whose If-None-Match
+    is that ETag gets 304 with no body.
     """
 
     def __init__(self, kind: ForgeKind, *, bare_dir: Path, token: str = "test-forge-token") -> None:
@@ -104,8 +119,8 @@ class FakeForge:
         its ``permissions``, ``protected`` names branches reported as protected."""
         self._hosted.add(path, push=push, access_level=access_level, protected=protected)
 
-    def fail(self, method: str, path_pattern: str, status: int, *, times: int = 1, body: dict | None = None,
-             headers: dict | None = None) -> None:
+    def fail(self, method: str, path_pattern: str, status: int, *, times: int = 1,
+             body: dict | list | None = None, headers: dict | None = None) -> None:
         """The next ``times`` requests of ``method`` whose decoded path fully matches ``path_pattern`` get
         ``status`` with ``body`` (default: the forge's usual shape for that status) and ``headers``."""
         self._faults.append(Fault(method.upper(), re.compile(path_pattern), status, times, body,
@@ -119,6 +134,60 @@ class FakeForge:
         """Change pull request ``number`` to ``state``, as someone on the forge would."""
         self._pull(number).state = state
 
+    def set_access(self, user: str, access: Access) -> None:
+        """What ``user`` may do on every repository: GitHub's permission (a user never set is 404 there),
+        GitLab's membership (Developer for write, Reporter for read, none or never set is 404)."""
+        if access not in ("write", "read", "none"):
+            raise FakeForgeError(f"access {access!r} is not one of 'write', 'read', 'none'")
+        self._hosted.access[user] = access
+
+    def user_id(self, login: str) -> int:
+        """``login``'s GitLab user id (GitHub's user id), the same every time; flower-bot is 1."""
+        return self._hosted.user_id(login)
+
+    def review_comment(self, number: int, author: str, body: str, *, path: str, line: int,
+                       reply_to: int | None = None) -> int:
+        """``author`` comments on ``path`` line ``line`` (GitLab: a DiffNote), in a new thread or in the
+        thread of comment ``reply_to``; the comment's id."""
+        pull = self._pull(number)
+        opened = pull.note(reply_to) if reply_to is not None else None
+        if reply_to is not None and (opened is None or opened.kind != "line"):
+            raise FakeForgeError(f"pull request #{number} has no review comment {reply_to} to reply to")
+        thread = opened.thread if opened else None
+        return self._hosted.add_note(pull, "line", author, body, path=path, line=line, reply_to=thread).id
+
+    def review(self, number: int, author: str, state: ReviewState, body: str = "") -> int:
+        """``author`` submits a review; its id. GitLab has no reviews: an approval or a request for
+        changes is a system note, and the body a note of its own (a COMMENTED review is only that note)."""
+        pull = self._pull(number)
+        if self.kind == "github":
+            return self._hosted.add_note(pull, "review", author, body, state=state).id
+        made = []
+        if state in _GITLAB_VERDICTS:
+            made.append(self._hosted.add_note(pull, "review", author, _GITLAB_VERDICTS[state]).id)
+        if body or not made:
+            made.append(self._hosted.add_note(pull, "comment", author, body).id)
+        return made[0]
+
+    def conversation_comment(self, number: int, author: str, body: str) -> int:
+        """``author`` comments on the pull request's conversation; the comment's id."""
+        return self._hosted.add_note(self._pull(number), "comment", author, body).id
+
+    def check(self, sha: str, name: str, conclusion: str | None, *, summary: str = "", text: str = "",
+              number: int | None = None) -> None:
+        """Check ``name`` of commit ``sha`` (replacing one of that name): ``conclusion`` None while it runs,
+        else "success", "failure", "neutral", ...; ``text`` is its log. On GitLab a commit's checks are
+        the jobs of one pipeline of merge request ``number`` (by default the one whose head is at ``sha``)."""
+        self._hosted.runs.setdefault(sha, {})[name] = Run(self._hosted.next_id(), name, conclusion, summary, text)
+        if self.kind == "gitlab" and sha not in self._hosted.pipelines:
+            owner = number if number is not None else self._pull_at(sha)
+            self._hosted.pipelines[sha] = Pipeline(self._hosted.next_id(), owner)
+
+    def commit_status(self, sha: str, context: str, state: str, *, description: str = "",
+                      target_url: str = "") -> None:
+        """A GitHub commit status on ``sha`` (pending, success, failure or error), replacing its context's."""
+        self._hosted.statuses.setdefault(sha, {})[context] = Status(context, state, description, target_url)
+
     # --- what the test reads -----------------------------------------------------------------
 
     def pulls(self) -> list[dict]:
@@ -126,8 +195,36 @@ class FakeForge:
         return [p.as_dict() for p in self._hosted.pulls]
 
     def comments(self, number: int) -> list[str]:
-        """The comments on pull request ``number``, oldest first."""
-        return list(self._pull(number).comments)
+        """The bodies of the conversation comments on pull request ``number`` (GitHub's issue comments,
+        GitLab's notes on no line), oldest first."""
+        return [note.body for note in self._pull(number).notes if note.kind == "comment"]
+
+    def discussion_of(self, note: int) -> str:
+        """The thread note ``note`` is in, as the client names it in a reply: GitHub's id of the
+        thread's first comment, GitLab's discussion id."""
+        found = next((n for p in self._hosted.pulls for n in p.notes if n.id == note), None)
+        if found is None:
+            raise FakeForgeError(f"the fake forge has no comment or note {note}")
+        return str(found.thread) if self.kind == "github" else discussion_id(found.thread)
+
+    def replies(self, number: int) -> list[tuple[str, str]]:
+        """(thread as the client named it, body) of every reply made through the reply endpoints, oldest first."""
+        return list(self._pull(number).replies)
+
+    def head(self, number: int) -> str:
+        """The commit pull request ``number``'s head branch points at now in the bare repository."""
+        pull = self._pull(number)
+        sha = self._hosted.sha_of(pull.repo, pull.head)
+        if sha is None:
+            raise FakeForgeError(f"the head branch {pull.head!r} of #{number} is not in the bare repository "
+                                 f"{pull.repo}; push it first.")
+        return sha
+
+    def _pull_at(self, sha: str) -> int:
+        for pull in self._hosted.pulls:
+            if self._hosted.sha_of(pull.repo, pull.head) == sha:
+                return pull.number
+        raise FakeForgeError(f"no pull request's head is at {sha}; pass number= to check()")
 
     def _pull(self, number: int) -> Pull:
         for pull in self._hosted.pulls:
@@ -147,7 +244,12 @@ class FakeForge:
             except ValueError:
                 body = None
         path = unquote(raw)
-        self.requests.append(Recorded(request.method, path, dict(request.query), body, dict(request.headers)))
+        response = await self._respond(request, raw, path, body)
+        self.requests.append(Recorded(request.method, path, dict(request.query), body, dict(request.headers),
+                                      response.status))
+        return response
+
+    async def _respond(self, request: web.Request, raw: str, path: str, body: Any) -> web.Response:
         fault = self._fault(request.method, path)
         if fault is not None:
             return web.json_response(fault.body if fault.body is not None else self._api.status_body(fault.status),
@@ -156,7 +258,14 @@ class FakeForge:
             return web.json_response(self._api.status_body(401), status=401)
         segments = [unquote(s) for s in raw.strip("/").split("/")]
         status, answer = await self._api.answer(request.method, segments, dict(request.query), body)
-        return web.json_response(answer, status=status)
+        if isinstance(answer, Text):
+            return web.Response(text=answer, status=status, content_type="text/plain")
+        if request.method != "GET" or status != 200:
+            return web.json_response(answer, status=status)
+        etag = '"' + hashlib.sha1(json.dumps(answer, sort_keys=True).encode()).hexdigest() + '"'
+        if request.headers.get("If-None-Match") == etag:
+            return web.Response(status=304, headers={"ETag": etag})
+        return web.json_response(answer, headers={"ETag": etag})
 
     def _fault(self, method: str, path: str) -> Fault | None:
         for fault in self._faults:

@@ -337,3 +337,28 @@ PR_TOTALS_ACHIEVED = "_Goal achieved after {rounds} judged round(s); cost ${cost
 PR_TOTALS_NOT_ACHIEVED = "_Goal not achieved after {rounds} judged round(s); cost ${cost:.2f}._"
 PR_THREAD_LINK = "[the Slack thread]({url})"
 PR_THREAD_UNKNOWN = "a Slack thread"  # no permalink
+
+# -- What comes back from an open pull request (bot.render.pr_feedback) ------------------------------
+
+PR_REVIEW_HEAD = ":speech_balloon: New on <{url}|{ref}>:"
+PR_REMARK_LINE = "> *{author}* on `{where}`: “{said}”"
+PR_REMARK_REVIEW = "> *{author}* {verdict}: “{said}”"
+PR_REMARK_REVIEW_BARE = "> *{author}* {verdict}."
+PR_REMARK_COMMENT = "> *{author}*: “{said}”"
+PR_VERDICT = {"approved": "approved", "changes_requested": "requested changes", "commented": "reviewed"}
+PR_REVIEW_AUTO = "Working on it here as a follow-up."
+PR_REVIEW_ASK = "Press *Work on this* to have it worked on here."
+PR_WORK_BUTTON = "Work on this"
+PR_WORK_TAKEN = "This was already taken up."  # a second click, or one after the follow-up began by itself
+PR_WORK_GONE = "This can no longer be worked on here: the pull request was closed, or a newer post replaced it."
+PR_WORK_NOT_NOW = "Another run is starting in this thread just now; press *Work on this* again in a moment."
+PR_IGNORED = (":no_entry_sign: A comment on <{url}|{ref}> by *{author}* was not passed on: only people with write "
+              "access to the repository, or named in this channel's policy (`pr_allowed_users`), steer the work "
+              "from the pull request. Later ones are ignored without a word.")
+PR_CHECKS_FAILED = (":x: A check failed on `{sha}` of <{url}|{ref}>:", ":x: {n} checks failed on `{sha}` of <{url}|{ref}>:")
+PR_CHECK_LINE = "> *{name}*: {summary}"
+PR_CHECK_DETAILS = " (<{link}|details>)"
+PR_CHECKS_PASS = ":white_check_mark: The checks pass on `{sha}` of <{url}|{ref}>."
+PR_UNREACHABLE = Sentence(":warning: Could not read the reviews and checks of {noun} {ref}: {error} Trying again later.")
+PR_REPLY = "Addressed in {sha} by a follow-up from {link}."
+PR_REPLIED = "Worked on the review feedback: {links}."  # the follow-up's comment, when it answered remarks

@@ -312,3 +312,27 @@ PR_TOTALS_ACHIEVED = "_经过 {rounds} 轮评审，目标已达成；花费 ${co
 PR_TOTALS_NOT_ACHIEVED = "_经过 {rounds} 轮评审，目标未达成；花费 ${cost:.2f}。_"
 PR_THREAD_LINK = "[Slack 线程]({url})"
 PR_THREAD_UNKNOWN = "一个 Slack 线程"
+
+# -- 打开的拉取请求上传回来的内容（bot.render.pr_feedback） -----------------------------------------
+
+PR_REVIEW_HEAD = ":speech_balloon: <{url}|{ref}> 上有新内容："
+PR_REMARK_LINE = "> *{author}* 在 `{where}`：“{said}”"
+PR_REMARK_REVIEW = "> *{author}* {verdict}：“{said}”"
+PR_REMARK_REVIEW_BARE = "> *{author}* {verdict}。"
+PR_REMARK_COMMENT = "> *{author}*：“{said}”"
+PR_VERDICT = {"approved": "批准了", "changes_requested": "要求修改", "commented": "评审了"}
+PR_REVIEW_AUTO = "正在这里作为追加请求处理。"
+PR_REVIEW_ASK = "点 *处理它*，就在这里处理这些意见。"
+PR_WORK_BUTTON = "处理它"
+PR_WORK_TAKEN = "这些意见已经有人开始处理了。"
+PR_WORK_GONE = "这些意见已无法在这里处理：拉取请求已关闭，或有更新的消息取代了它。"
+PR_WORK_NOT_NOW = "这个线程里正有另一个运行在启动；请稍后再点一次 *处理它*。"
+PR_IGNORED = (":no_entry_sign: <{url}|{ref}> 上 *{author}* 的评论没有转达：只有对仓库有写权限、或在本频道策略"
+              "（`pr_allowed_users`）中列出的人，才能从拉取请求指导这项工作。之后的此类评论将直接忽略，不再提示。")
+PR_CHECKS_FAILED = (":x: <{url}|{ref}> 的 `{sha}` 上有一项检查失败：", ":x: <{url}|{ref}> 的 `{sha}` 上有 {n} 项检查失败：")
+PR_CHECK_LINE = "> *{name}*：{summary}"
+PR_CHECK_DETAILS = "（<{link}|详情>）"
+PR_CHECKS_PASS = ":white_check_mark: <{url}|{ref}> 的 `{sha}` 上检查全部通过。"
+PR_UNREACHABLE = Sentence(":warning: 无法读取 {noun} {ref} 的评审和检查：{error} 稍后再试。")
+PR_REPLY = "已在 {sha} 中处理，来自 {link} 的一次追加。"
+PR_REPLIED = "已处理评审意见：{links}。"

@@ -112,6 +112,10 @@ ERRORS = [
     ({"FLOWER_SLACK_LANGUAGE": "fr"}, "FLOWER_SLACK_LANGUAGE must be one of en, zh",
      "Set FLOWER_SLACK_LANGUAGE=en for English or FLOWER_SLACK_LANGUAGE=zh for Chinese. Or leave it unset", "'fr'"),
     ({"FLOWER_LANGUAGE": "fr"}, "FLOWER_LANGUAGE must be one of en, zh", "FLOWER_LANGUAGE=zh", "'fr'"),
+    ({"FLOWER_PR_POLL_S": "0"}, "FLOWER_PR_POLL_S must be a number of seconds, more than 0", "default 60", "'0'"),
+    ({"FLOWER_PR_BATCH_S": "soon"}, "FLOWER_PR_BATCH_S must be a number of seconds, 0 or more", "default 120",
+     "'soon'"),
+    ({"GITHUB_WEBHOOK_SECRET": "two words"}, "GITHUB_WEBHOOK_SECRET contains whitespace", "one line", None),
 ]
 
 

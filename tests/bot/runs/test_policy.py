@@ -124,6 +124,8 @@ async def test_an_edit_counts_without_a_restart_and_a_bad_one_keeps_the_last_goo
     ("[defaults]\nlimit_month_usd = -1\n", r"\[defaults\]: limit_month_usd must be an amount"),
     ("[defaults]\nagent_env = ['SLACK_BOT_TOKEN']\n", r"\[defaults\]: FLOWER_AGENT_ENV names SLACK_BOT_TOKEN"),
     ("[defaults\n", r"is not valid TOML"),
+    ("[defaults]\npr_followup = true\n", r"\[defaults\]: pr_followup must be \"ask\" .* or \"auto\""),
+    ("[defaults]\npr_allowed_users = ['octo cat']\n", r"\[defaults\]: pr_allowed_users must be a list of forge logins"),
 ])
 def test_a_bad_policy_stops_the_bot_at_start_naming_the_file_the_table_and_the_fix(tmp_path, text, why):
     path = tmp_path / "policy.toml"
@@ -132,3 +134,13 @@ def test_a_bad_policy_stops_the_bot_at_start_naming_the_file_the_table_and_the_f
         load_config({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1", "FLOWER_POLICY": str(path)},
                     dotenv=None)
     assert str(path) in str(caught.value)
+
+
+def test_pr_followup_asks_by_default_and_forge_logins_are_compared_without_case(tmp_path):
+    path = tmp_path / "policy.toml"
+    path.write_text('[channel.C0GENERAL]\npr_followup = "auto"\npr_allowed_users = ["OctoCat", "bot-2"]\n')
+    config = load_config({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1", "FLOWER_POLICY": str(path)},
+                         dotenv=None)
+    general = config.for_channel("C0GENERAL")
+    assert general.pr_followup == "auto" and general.pr_allowed_users == {"octocat", "bot-2"}
+    assert config.for_channel("C0RANDOM").pr_followup == "ask" and not config.for_channel("C0RANDOM").pr_allowed_users

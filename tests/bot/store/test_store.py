@@ -406,3 +406,30 @@ async def test_newer_schema_is_refused(db: Path) -> None:
     with pytest.raises(StoreError, match=r"written by a newer flower-bot \(schema 99, this one knows 1\)"):
         await s.get_thread(T1)
     s.close()
+
+
+async def test_open_pull_requests_are_watched_until_merged_or_retired_and_pokes_make_them_due(
+        store: BotStore) -> None:
+    await store.save_pr_report(T1, "flower/a", "{}")  # proposed: not opened, not watched
+    assert await store.watched_pull_requests() == []
+    await store.set_pull_request(T1, "flower/a", number=3, url="https://github.com/acme/app/pull/3", state="open",
+                                 pushed="c0ffee")
+    await store.set_pull_request(T2, "flower/b", number=4, url="https://github.com/acme/app/pull/4", state="open",
+                                 pushed="beef")
+    [a, b] = await store.watched_pull_requests()
+    assert (a.pr.number, a.poll_at, a.state) == (3, 0.0, "{}")  # never read: due at once
+    await store.save_pr_watch(T1, "flower/a", poll_at=1e9, state='{"seen": ["line:1"]}')
+    await store.save_pr_watch(T2, "flower/b", poll_at=1e9, state="{}")
+    by_thread = {w.pr.thread: w for w in await store.watched_pull_requests()}
+    assert by_thread[T1].state == '{"seen": ["line:1"]}' and by_thread[T1].poll_at == 1e9
+
+    await store.poke_pull_requests(number=None, branch="", sha="c0ffee")  # a check on the pushed commit
+    by_thread = {w.pr.thread: w for w in await store.watched_pull_requests()}
+    assert by_thread[T1].poll_at == 0 and by_thread[T2].poll_at == 1e9
+    await store.poke_pull_requests(number=4)
+    assert all(w.poll_at == 0 for w in await store.watched_pull_requests())
+
+    await store.retire_pr_watches(T1)  # /new: the thread's work moved to a new branch
+    await store.poke_pull_requests(number=3, branch="flower/a")  # a webhook does not bring it back
+    await store.set_pr_state(T2, "flower/b", "merged")
+    assert await store.watched_pull_requests() == []
