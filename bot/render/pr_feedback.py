@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from bot.forge.reviews import Check, Remark
 from bot.render import texts
-from bot.render.block_kit import Payload, button, context, fallback, section
+from bot.render.block_kit import MAX_FALLBACK, Payload, button, context, section
 from bot.render.messages import link_url
 from bot.render.pull_request import thread_markdown
 from bot.text.split import clip, escape
@@ -68,7 +68,8 @@ def _with_button(head: str, lines: Sequence[str], *, value: str | None, auto: bo
         blocks.append(context(texts.PR_REVIEW_ASK))
         blocks.append({"type": "actions", "block_id": "flower_pr_work",
                        "elements": [button(texts.PR_WORK_BUTTON, PR_WORK_ACTION, value, style="primary")]})
-    return {"text": fallback(body.replace("*", "")), "blocks": blocks}
+    # the body is safe mrkdwn already (every outside word escaped): fallback() would escape it twice
+    return {"text": clip(body.replace("*", ""), MAX_FALLBACK), "blocks": blocks}
 
 
 def remarks_message(remarks: Sequence[Remark], *, ref: str, url: str, value: str | None, auto: bool) -> Payload:

@@ -95,7 +95,10 @@ class PrWatch:
                 except (StoreError, asyncio.CancelledError):
                     raise
                 except Exception:  # one broken pull request must not stop the others' reads
-                    log.exception("reading back pull request %s of %s failed", watched.pr.number, watched.pr.thread)
+                    log.exception("reading back pull request %s of %s failed; trying again in %.0f s",
+                                  watched.pr.number, watched.pr.thread, self.config.pr_poll_s * BACKOFF)
+                    await self.store.save_pr_watch(watched.pr.thread, watched.pr.branch, state=watched.state,
+                                                   poll_at=self.clock() + self.config.pr_poll_s * BACKOFF)
 
     # -- one read ----------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from bot.runs.run import BotOptions
 from engine import Resilience
 from engine.testing import prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE, WORKER
+from tests.bot.helpers.git import seeded_bare
 
 CHANNEL = "C0GENERAL"
 TOKEN = "ghp_testtokenforflowerbot0000"
@@ -48,17 +49,7 @@ def script(fm, *, verdict: str = ACHIEVED, command: str = COMMIT) -> None:
 
 def bare_remote(tmp_path: Path, path: str) -> Path:
     """A bare repository at ``<tmp>/forge/<path>.git`` with one commit on main."""
-    bare = tmp_path / "forge" / f"{path}.git"
-    bare.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
-    seed = tmp_path / "seed"
-    subprocess.run(["git", "clone", "-q", str(bare), str(seed)], check=True, capture_output=True)
-    git("checkout", "-q", "-b", "main", cwd=seed)
-    (seed / "README.md").write_text("hello\n")
-    git("add", "README.md", cwd=seed)
-    git("commit", "-q", "-m", "first", cwd=seed)
-    git("push", "-q", "origin", "main", cwd=seed)
-    return bare
+    return seeded_bare(tmp_path / "forge" / f"{path}.git", tmp_path / "seed")
 
 
 def forge_remote(tmp_path: Path, host: str, path: str) -> Path:

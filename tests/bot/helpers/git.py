@@ -31,16 +31,19 @@ def branch_exists(repo: Path, branch: str) -> bool:
                            f"refs/heads/{branch}"], capture_output=True).returncode == 0
 
 
+def seeded_bare(bare: Path, repo: Path) -> Path:
+    """A bare repository at ``bare`` whose ``main`` has one commit (README.md), pushed from its clone ``repo``."""
+    bare.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
+    subprocess.run(["git", "clone", "-q", str(bare), str(repo)], check=True, capture_output=True)
+    sh("checkout", "-q", "-b", "main", cwd=repo)
+    commit_file(repo, "README.md", "hello\n", "first")
+    sh("push", "-q", "origin", "main", cwd=repo)
+    return bare
+
+
 @pytest.fixture
 def checkout(tmp_path) -> tuple[Path, Path]:
     """A local checkout on ``main`` (one commit) whose origin is a bare repository."""
-    bare = tmp_path / "origin.git"
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
     repo = tmp_path / "project"
-    subprocess.run(["git", "clone", "-q", str(bare), str(repo)], check=True, capture_output=True)
-    sh("checkout", "-q", "-b", "main", cwd=repo)
-    (repo / "README.md").write_text("hello\n")
-    sh("add", "README.md", cwd=repo)
-    sh("commit", "-q", "-m", "first", cwd=repo)
-    sh("push", "-q", "origin", "main", cwd=repo)
-    return repo, bare
+    return repo, seeded_bare(tmp_path / "origin.git", repo)

@@ -397,3 +397,20 @@ async def test_the_token_is_never_in_an_error_or_a_log_line(served, kind, caplog
     assert sum("***" in str(e) for e in caught) >= 5
     assert fake.token not in caplog.text
     assert any("***" in r.getMessage() for r in caplog.records if r.name.startswith("bot.forge"))
+
+
+@pytest.mark.parametrize("url, key", [
+    ("https://git.example.org:8443/team/app.git", "credential.https://git.example.org:8443.helper"),
+    ("https://git.example.org:443/team/app.git", "credential.https://git.example.org.helper"),
+    ("https://gitlab.com/team/app.git", "credential.https://gitlab.com.helper"),
+])
+def test_the_push_credential_is_keyed_by_the_host_and_a_non_standard_port(tmp_path, url, key):
+    # git matches a credential's URL with its port: without it a self-hosted forge on :8443 would
+    # ask for a password no one answers
+    from bot.forge.push import CREDENTIALS_DIR, _credentials
+
+    repo = recognise(url, SELF_GITLAB if "example" in url else ForgeSettings())
+    with _credentials(url, repo, "glpat-secret", tmp_path) as config:
+        assert config[0] == "credential.helper=" and config[1].startswith(f"{key}=")
+        assert "glpat-secret" not in "".join(config)  # the token is in a 0600 file, not the command line
+    assert list((tmp_path / CREDENTIALS_DIR).iterdir()) == []  # and the file is gone after the push

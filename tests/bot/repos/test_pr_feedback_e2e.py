@@ -76,6 +76,7 @@ async def opened_pr(make_bot, slack, fake_model, tmp_path, kind: str, **env):
     return forge, bot, key
 
 
+@pytest.mark.both_backends
 async def test_github_review_comes_back_as_one_post_and_auto_follow_up_replies_once(
         make_bot, slack_env, fake_model, tmp_path):
     slack = slack_env
@@ -87,7 +88,8 @@ async def test_github_review_comes_back_as_one_post_and_auto_follow_up_replies_o
         asked = len(fake_model.message_requests)
         mark = slack.mark()
         first = forge.review_comment(1, "octocat", "Rename the counter to rounds", path="round.txt", line=1)
-        second = forge.review_comment(1, "octocat", "End the file with a newline", path="round.txt", line=1)
+        second = forge.review_comment(1, "octocat", "End the file with a newline <!channel>", path="round.txt",
+                                      line=1)
         forge.review(1, "octocat", "CHANGES_REQUESTED", "Please address both before merging.")
         forge.conversation_comment(1, "mallory", INJECTION)
 
@@ -95,6 +97,7 @@ async def test_github_review_comes_back_as_one_post_and_auto_follow_up_replies_o
         text = said.body["text"]
         assert "Rename the counter to rounds" in text and "End the file with a newline" in text
         assert "requested changes" in text and "round.txt:1" in text and INJECTION not in text
+        assert "<!channel>" not in json.dumps(said.body) and "&lt;!channel&gt;" in text  # quoted, never a ping
         assert "github.com/acme/app/pull/1" in json.dumps(said.body)
         await posted(slack, key.thread_ts, "new commit(s)", after=mark)  # the follow-up pushed its commit
         replies = await until("two replies", lambda: len(forge.replies(1)) >= 2 and forge.replies(1))
@@ -136,9 +139,12 @@ async def test_gitlab_ask_waits_for_work_on_this_from_an_allowed_person(make_bot
         said = await posted(slack, key.thread_ts, "New on", after=mark)
         [work] = [e for b in said.body["blocks"] for e in b.get("elements", []) if e.get("action_id") == PR_WORK_ACTION]
         asked = len(fake_model.message_requests)
+        await bot.close()  # a restart: what was read and posted is in the database, not in memory
+        bot = await make_bot(OPTIONS)
         reads = len(forge.requests)
         await until("more reads", lambda: len(forge.requests) >= reads + 6)
         assert len(fake_model.message_requests) == asked and not bot.jobs.busy(key)  # nothing runs by itself
+        assert len(posts(slack, "New on")) == 1  # read again from scratch, posted once
 
         await slack.click(CHANNEL, said.response["ts"], PR_WORK_ACTION, user="U0CAROL", value=work["value"])
         await slack.wait_for("chat.postEphemeral", lambda c: c.body.get("user") == "U0CAROL", after=mark)
