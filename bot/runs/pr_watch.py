@@ -120,6 +120,7 @@ class PrWatch:
                 current = await forge.get(row.number, cache)
                 if current.state != "open":
                     await self.pull_requests.still_open(key, row, target, forge)  # says so once, stops the watch
+                    self._caches.pop((key, row.branch), None)
                     return
                 remarks = await forge.remarks(row.number, cache)
                 checks = await forge.checks(row.number, current.sha, cache) if current.sha else []
