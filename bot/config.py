@@ -98,6 +98,7 @@ class Config:
     limits: Limits = Limits()  # FLOWER_LIMIT_*_USD: spend limits (bot.limits)
     metrics_port: int | None = None  # FLOWER_METRICS_PORT: /metrics, /healthz, /readyz (0: a free local port)
     policy: Policy | None = None  # FLOWER_POLICY: per-channel settings over these (bot.policy)
+    file_max_mb: float = 20.0  # FLOWER_FILE_MAX_MB: the largest file taken from a thread or posted back (MiB)
 
     def base_policy(self) -> ChannelPolicy:
         """The settings of a channel the policy file does not name: the environment's."""
@@ -116,6 +117,11 @@ class Config:
         if self.signing_secret:
             return "http"
         raise ConfigError(_NO_MODE)
+
+    @property
+    def file_max_bytes(self) -> int:
+        """``file_max_mb`` in bytes (a MB here is 1024 × 1024 bytes)."""
+        return int(self.file_max_mb * 1024 * 1024)
 
     @property
     def db_path(self) -> Path:
@@ -222,9 +228,25 @@ def load_config(environ: Mapping[str, str] | None = None, *, dotenv: str | Path 
         metrics_port=whole_number(env, "FLOWER_METRICS_PORT", 0, low=0, high=65535,
                                   fix="the port of /metrics, /healthz and /readyz")
         if env.get("FLOWER_METRICS_PORT") else None,
+        file_max_mb=_megabytes(env, "FLOWER_FILE_MAX_MB", 20.0),
     )
     return replace(config, policy=Policy(Path(env.get("FLOWER_POLICY") or config.home / "policy.toml").expanduser(),
                                          config.base_policy(), env))
+
+
+def _megabytes(env: dict[str, str], name: str, default: float) -> float:
+    """``name`` as megabytes: more than 0 and at most 1024 (Slack takes no file over 1 GB)."""
+    raw = env.get(name)
+    if raw is None:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 1024:  # also refuses nan and inf
+        raise ConfigError(f"{name} must be a number of megabytes, more than 0 and at most 1024; got {raw!r}. "
+                          f"Set it to the largest file flower takes from a thread or posts back (default {default:g}).")
+    return value
 
 
 def _limits(env: dict[str, str]) -> Limits:

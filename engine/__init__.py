@@ -1,10 +1,10 @@
 """flower's agent engine: long coding-agent jobs on Claude Code that survive anything.
 
 The face a front end uses (the Slack bot, the ``flower`` command, a script of your own): run a
-step or a workflow, run the starter flow in a folder and wake it, read the events it reports and
-the documents it writes, choose the language, catch the errors. Declared once, grouped, and kept
-small (at most 60 names, a test checks) so a front end's imports say what it depends on. Two
-named submodules hold the rest, public all the same:
+step or a workflow, run the starter flow in a folder and wake it, pass on the images a person
+shares, read the events it reports and the documents it writes, choose the language, catch the
+errors. Declared once, grouped, and kept small (at most 60 names, a test checks) so a front end's
+imports say what it depends on. Two named submodules hold the rest, public all the same:
 
 - ``engine.authoring``: what a workflow author composes (roles and their rules, policies, the
   ready-made steps, guards and hooks, the workbench, the session stores);
@@ -47,9 +47,10 @@ from engine._flow.starter import WORK_STEP, starter_paths, wake_state
 from engine._flow.starter_run import StarterRun
 from engine._flow.run_result import RunResult, WakeState
 from engine._run.totals import Spend, Totals
-from engine._flow.steps import BRIEF_KEY, GOAL_KEY, VERDICT_KEY
 from engine._human.channel import Answer, ChannelError, Question
 from engine._human.transports import Transport, TransportError
+from engine._media.fitting import load_image
+from engine._media.image import Image, ImageRefused
 from engine._lang import ENV as LANGUAGE_ENV, LANGUAGES, check as check_language, from_locale as locale_language, speaking, starter_step, step_names
 from engine._run.credentials import CredentialsError
 from engine._run.resilience import Resilience
@@ -66,8 +67,11 @@ __all__ = [
     "Sandbox",
     "Resilience",
     "AgentSpec",
+    # Images people share, shown to the model with a prompt or an interruption
+    "Image",
+    "load_image",
     # Workflow: steps in order, state in ctx, continuity across processes; the starter flow as
-    # both front ends run it, the folder it wakes in, and the ctx keys a front end reads
+    # both front ends run it and the folder it wakes in (its ctx keys are engine.authoring's)
     "Workflow",
     "Step",
     "StarterRun",
@@ -78,9 +82,6 @@ __all__ = [
     "wake_state",
     "starter_paths",
     "WORK_STEP",
-    "BRIEF_KEY",
-    "GOAL_KEY",
-    "VERDICT_KEY",
     "FlowFailure",
     "flow_failure",
     # Progress events: what a front end is told, one class per kind (``Event.kind``)
@@ -128,4 +129,5 @@ __all__ = [
     "ChannelError",
     "TransportError",
     "UnsafePath",
+    "ImageRefused",
 ]

@@ -11,6 +11,7 @@ Our exception hierarchy (every name is exported from ``engine``; where it is def
   x ChannelError (also ValueError)  [engine._human.channel] - a HumanChannel used wrongly
   x TransportError  [engine._human.transports] - a Transport used wrongly
   x UnsafePath (also OSError)  [engine._beneath] - a workspace path the host will not follow (a symlink, a FIFO)
+  x ImageRefused (also ValueError)  [engine._media.image] - an image that cannot be read, is none, or stays over the API's limits
 
 The offline test kit adds ``engine.testing.FakeModelError(FlowerError)`` and
 ``engine.testing.PostgresServerError(FlowerError)``, exported from ``engine.testing`` only

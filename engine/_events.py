@@ -201,10 +201,12 @@ class HandoffEvent(Event):
 
 @dataclass(frozen=True)
 class Interrupted(Event):
-    """A person's words interrupted the running step; it goes on with ``said``."""
+    """A person's words interrupted the running step; it goes on with ``said`` and the images
+    they shared with them (``images``: their names, the files' paths in the workspace)."""
 
     kind: ClassVar[EventKind] = "interrupt"
     said: str
+    images: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -270,3 +272,13 @@ def emit(on_event: OnEvent | None, event: Event) -> None:
         on_event(event)
     except Exception:  # a broken status line must not kill an hours-long step
         log.exception("on_event callback failed for %s event", event.kind)
+
+
+def stamped(on_event: OnEvent | None, label: Label) -> OnEvent | None:
+    """``on_event``, given each event as ``label``'s session says it (name, role, round)."""
+    if on_event is None:
+        return None
+
+    def relay(event: Event) -> None:
+        on_event(event.labelled(label))
+    return relay

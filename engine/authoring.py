@@ -27,6 +27,7 @@ from engine._agents.rules import (
     JUDGE_RULES,
     ORACLE_RULES,
     WORKER_RULES,
+    shared_files_rules,
 )
 from engine._agents.spec import CompactPolicy, HandoffPolicy, build_options, default_window
 from engine._agents.workbench import Workbench
@@ -34,9 +35,12 @@ from engine._docs.handoff_doc import Handoff
 from engine._flow.oracle import consult
 from engine._flow.starter import StarterPaths, archive_run, starter_flow
 from engine._flow.steps import (
+    BRIEF_KEY,
     CLARIFY_RESUME,
+    GOAL_KEY,
     MISSING_KEY,
     ROUND_KEY,
+    VERDICT_KEY,
     VERIFY_PROMPT,
     clarify_step,
     goal_step,
@@ -70,6 +74,7 @@ __all__ = [
     "CLARIFY_RULES",
     "JUDGE_RULES",
     "ORACLE_RULES",
+    "shared_files_rules",
     # Agent definition: an ``AgentSpec`` as the SDK's options, and the policies a spec carries
     "build_options",
     "CompactPolicy",
@@ -83,6 +88,9 @@ __all__ = [
     "StarterPaths",
     "archive_run",
     "consult",
+    "BRIEF_KEY",
+    "GOAL_KEY",
+    "VERDICT_KEY",
     "ROUND_KEY",
     "MISSING_KEY",
     "CLARIFY_RESUME",

@@ -241,13 +241,15 @@ def summary_message(
     ok: bool, cost_usd: float, rounds: int | None, reason: str = "", *,
     thread_cost: float = 0.0, elapsed_s: float | None = None, report: str = "", judged: str = "", checks: Sequence[CheckState] = (),
     branch: str = "", checklist_link: str = "", heard: Sequence[tuple[str, int | None]] = (),
+    files: Sequence[str] = (),
 ) -> Payload:
     """The last word of a run, for a reviewer: achieved or not (with the engine's ``reason``), what
     was done (the coordinator's ``report``), what became of words said during the run (``heard``:
     each with the round it reached, None before the work), the checklist's outcome in one line
     with a link to it (``checklist_link``; the checklist itself shows each check), the judge's
     ``judged`` reason only where a check failed or the goal was missed, what is left (the failing
-    checks), then rounds, elapsed, cost and the branch of a bound channel. No host path: the
+    checks), the ``files`` it posted to the thread (their names), then rounds, elapsed, cost and the
+    branch of a bound channel. No host path: the
     status message's "Continue in a terminal" shows it to whoever asks.
 
     The engine's texts are escaped and cut to fit (``MAX_REPORT_BLOCKS`` for the report); the
@@ -267,6 +269,8 @@ def summary_message(
                                     note="") for c in checks if c.state == "failing"]
     if left:
         blocks.append(section(clip(texts.SUMMARY_LEFT_HEAD + "\n" + "\n".join(left), MAX_SECTION_TEXT)))
+    if files:
+        blocks.append(context(texts.SUMMARY_FILES.format(names=", ".join(f"`{escape(clip(n, 100))}`" for n in files))))
     facts = []
     if rounds:
         facts.append(texts.ROUNDS[rounds != 1].format(n=rounds))
@@ -308,11 +312,3 @@ def refusal(user_id: str, *, reason: Literal["user", "channel"] = "user") -> Pay
     """The ephemeral answer to someone who may not start or steer runs here (text only)."""
     text = texts.REFUSED_CHANNEL if reason == "channel" else texts.REFUSED_USER
     return {"text": text.format(who=mention(user_id))}
-
-
-def attachments_note(names: Sequence[str], workspace: str | None) -> str:
-    """Files shared in a thread are not opened: say so, and where to put them instead (mrkdwn)."""
-    shown = ", ".join(f"`{escape(clip(n, 80))}`" for n in list(names)[:5]) + (" …" if len(names) > 5 else "")
-    where = texts.ATTACHMENTS_WHERE.format(path=escape(workspace)) if workspace else ""
-    return texts.ATTACHMENTS.format(names=shown, where=where)
-

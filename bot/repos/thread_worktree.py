@@ -8,6 +8,7 @@ Everything here is blocking git work: call it through ``asyncio.to_thread``.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
@@ -25,8 +26,8 @@ REPO_DIR = "repo"
 FRESH_MARK = ".repo-fresh"  # in run_dir: the next run opens a new branch (``/new`` without words)
 OWNED_FILE = "worktree.json"  # in run_dir (the bot's, unreadable to the run): the branch and base it opened
 
-__all__ = ["REPO_DIR", "is_bound_thread", "mark_fresh", "open_for_thread", "thread_run", "thread_slug",
-           "thread_worktree", "worktree_git"]
+__all__ = ["REPO_DIR", "is_bound_thread", "mark_fresh", "open_for_thread", "seen_from_the_run", "thread_run",
+           "thread_slug", "thread_workbench", "thread_worktree", "worktree_git"]
 
 
 def thread_slug(ask: str, thread_ts: str) -> str:
@@ -41,6 +42,21 @@ def is_bound_thread(ws: Path) -> bool:
     A worktree's ``.git`` is a file; a plain thread's worker may well make a ``repo`` folder.
     """
     return (ws / REPO_DIR / ".git").is_file() or starter_paths(ws / REPO_DIR, isolate=True).workbench.root.exists()
+
+
+def thread_workbench(ws: Path, *, channel_bound: bool) -> Path:
+    """The workbench of thread folder ``ws``: where the files people share (``inbox/``) and the
+    files its run hands back (``outbox/``) live, outside any branch. A thread with no run yet in a
+    bound channel gets the worktree's workbench, which its first run opens beside the worktree."""
+    fresh = not (ws / ".flower").exists()
+    bound = is_bound_thread(ws) or (fresh and channel_bound)
+    return starter_paths(ws / REPO_DIR if bound else ws, isolate=bound).workbench.root
+
+
+def seen_from_the_run(ws: Path, path: Path) -> str:
+    """``path`` as the thread's run names it: relative to the folder its agents work in."""
+    bound = is_bound_thread(ws)
+    return os.path.relpath(path, ws / REPO_DIR if bound else ws)
 
 
 def thread_run(ws: Path, **options: Any) -> StarterRun:

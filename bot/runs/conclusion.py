@@ -25,6 +25,7 @@ from bot.runs.final import summary_payload
 from bot.runs.outcome import Failed, Finished, Limited, Outcome, Parked, ShutDown, Stopped, state_after
 from bot.runs.plan_feed import goal_digest
 from bot.runs.run import ThreadRun
+from bot.runs.shared_files import post_outbox
 from bot.slack.quick import permalink
 from engine import RunResult
 
@@ -58,8 +59,9 @@ async def conclude(run: ThreadRun, outcome: Outcome) -> None:
         status_ts = feed.ts if feed is not None else None
         branch = run.bound[1].branch if run.bound is not None else ""
         heard = feed.status.heard_in if feed is not None else []
+        files = await _post_files(run)
         summary = with_feedback(summary_payload(result, totals, reason=reason, branch=branch, heard=heard,
-                                                checklist_link=await _checklist_link(run, result)), key)
+                                                checklist_link=await _checklist_link(run, result), files=files), key)
         await s.outbox.send(key, "summary", notice_key("summary", key, status_ts), summary["text"], summary["blocks"])
         if run.bound is not None:  # right under the summary: Push, the pull request and Diff act on it
             await _post_branch(run, pr_text.report_from(result, cost=totals.cost, rounds=totals.rounds), status_ts)
@@ -94,6 +96,19 @@ async def conclude(run: ThreadRun, outcome: Outcome) -> None:
         shown = limit_reached(r.scope, r.limit, r.spent, sorted(s.config.for_channel(key.channel).admins),
                               controls.thread_value(key))
         await s.outbox.send(key, "limit", notice_key("limit", key, time.time()), shown["text"], shown["blocks"])
+
+
+async def _post_files(run: ThreadRun) -> list[str]:
+    """The files the run left in its outbox, uploaded to the thread above the answer; their names.
+    What was not posted (a link, too big, too many) is said; a failure never holds the answer up."""
+    try:
+        names, unposted = await post_outbox(run.s.client, run.s.config, run.key, run.ws)
+    except Exception:  # the answer matters more than its files: logged, and said without them
+        log.exception("posting the outbox of %s failed", folder_name(run.key))
+        return []
+    if unposted:
+        await run.s.outbox.send(run.key, "files", notice_key("outbox", run.key, time.time()), unposted)
+    return names
 
 
 async def after(run: ThreadRun, outcome: Outcome) -> None:

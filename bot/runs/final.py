@@ -38,11 +38,13 @@ def totals(starter: StarterRun, since: float, now: float | None = None) -> Total
 
 
 def summary_payload(result: RunResult, sums: Totals, *, reason: str = "", branch: str = "",
-                    checklist_link: str = "", heard: Sequence[tuple[str, int | None]] = ()) -> render.Payload:
+                    checklist_link: str = "", heard: Sequence[tuple[str, int | None]] = (),
+                    files: Sequence[str] = ()) -> render.Payload:
     """The final message of a finished run: achieved or not, what was done, what became of the
     words ``heard`` during it, the checklist's outcome (linked), what is left, and the totals."""
     checks = check_states(result.goal, result.verdict) if result.goal is not None else []
     judged = result.verdict.reason if result.verdict is not None else ""
     return render.summary_message(result.ok, sums.cost, sums.rounds or None, reason, thread_cost=sums.thread_cost,
                                   elapsed_s=sums.elapsed_s, report=result.report, judged=judged,
-                                  checks=checks, branch=branch, checklist_link=checklist_link, heard=heard)
+                                  checks=checks, branch=branch, checklist_link=checklist_link, heard=heard,
+                                  files=files)

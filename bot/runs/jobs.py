@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from slack_sdk.web.async_client import AsyncWebClient
@@ -39,6 +40,7 @@ from bot.slack.agent_sessions import AgentSessions
 from bot.slack.assistant import AssistantStatus
 from bot.slack.outbox import Outbox
 from bot.store.bot_store import BotStore, Thread, ThreadKey
+from engine import Image
 
 __all__ = ["BotOptions", "Jobs"]
 
@@ -99,12 +101,14 @@ class Jobs:
 
     async def start(self, key: ThreadKey, ask: str, *, by: str = "", new: bool = False,
                     banner_key: str | None = None, status_ts: str | None = None, ack_key: str | None = None,
-                    resumed: bool = False, restart_notice: float | None = None) -> bool:
+                    resumed: bool = False, restart_notice: float | None = None,
+                    images: Sequence[Image] = ()) -> bool:
         """Queue a run for the thread; False when one is already going or starting there (one run
         per thread), or the bot is closing.
 
         ``status_ts`` is the thread's status message to keep editing instead of posting a new one;
-        ``ack_key`` the outbox key of the request's acknowledgement, which becomes it.
+        ``ack_key`` the outbox key of the request's acknowledgement, which becomes it; ``images``
+        the pictures shared with the request (the models see them; a restart sees only their names).
         """
         key = ThreadKey(*key)
         if self.busy(key) or key in self._starting or self._closing:
@@ -119,7 +123,7 @@ class Jobs:
             if self._closing:  # close() ran while this start awaited: the next start resumes the thread
                 return False
             run = ThreadRun(key, self._services, ask=ask, new=new, banner_key=banner_key, status_ts=status_ts,
-                            by=by, continuing=continuing,
+                            by=by, continuing=continuing, images=images,
                             ack_key=ack_key, resumed=resumed, restart_notice=restart_notice, queued_at=thread.updated_at)
             if not new:
                 run.first = await asyncio.to_thread(run.request.keep_first, ask)
@@ -138,7 +142,8 @@ class Jobs:
         await self._cancel(run)
         return True
 
-    async def interrupt(self, key: ThreadKey, said: str, *, by: str = "", ts: str = "") -> bool:
+    async def interrupt(self, key: ThreadKey, said: str, *, by: str = "", ts: str = "",
+                        images: Sequence[Image] = ()) -> bool:
         """Give a person's words (message ``ts``) to the thread's run; False when no run is going here.
 
         A running step is interrupted; between steps the words are a note for the coordinator's
@@ -148,8 +153,9 @@ class Jobs:
         run = self._going(key)
         if run is None:
             return False
-        if run.hear(said, by):
+        if run.hear(said, by, images):
             return True
+        # kept words name the images' files (the run may open them); the pictures wait for no one
         await self.store.push_inbox(run.key, said, by, ts or f"{time.time():.6f}")
         if run.concluding:
             # the run is concluding: it may have looked at the inbox already, so these words must

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from slack_sdk.web.async_client import AsyncWebClient
@@ -47,7 +48,7 @@ from bot.slack.assistant import AssistantStatus
 from bot.slack.outbox import Outbox
 from bot.store.bot_store import BotStore, ThreadKey
 from bot.store.replicas import HEARTBEAT_S, LEASE_S
-from engine import Event, Question, Resilience, RetryScheduled, StarterRun, WakeState
+from engine import Event, Image, Question, Resilience, RetryScheduled, StarterRun, WakeState
 
 __all__ = ["BotOptions", "Services", "ThreadRun"]
 
@@ -105,7 +106,7 @@ class ThreadRun:
     def __init__(self, key: ThreadKey, services: Services, *, ask: str, new: bool = False,
                  banner_key: str | None = None, status_ts: str | None = None, ack_key: str | None = None,
                  resumed: bool = False, by: str = "", continuing: bool = False,
-                 restart_notice: float | None = None, queued_at: float = 0.0) -> None:
+                 restart_notice: float | None = None, queued_at: float = 0.0, images: Sequence[Image] = ()) -> None:
         self.key, self.s = key, services
         self.ws = ensure_workspace(services.config.home, key)
         self.request = SavedRequest(self.ws)
@@ -114,6 +115,7 @@ class ThreadRun:
         self.resumed, self.restart_notice, self.queued_at = resumed, restart_notice, queued_at
         self.by = by  # who asked (the request's person in the ledger; a resumed run: the thread's)
         self.continuing = continuing  # a reply after a spend limit: the same request goes on
+        self.images = tuple(images)  # shared with the request: its first steps see them
         self.spend: RunSpend | None = None
         self.policy: ChannelPolicy = services.config.base_policy()  # the channel's, read by prepare()
         self.task: asyncio.Task[None] | None = None
@@ -134,9 +136,9 @@ class ThreadRun:
 
     # -- what Jobs relays --------------------------------------------------------------------
 
-    def hear(self, said: str, by: str) -> bool:
-        """Give ``said`` to the running engine; False while it is not listening yet, or any more."""
-        return self.listening and self.starter is not None and self.starter.interrupt(said, by=by)
+    def hear(self, said: str, by: str, images: Sequence[Image] = ()) -> bool:
+        """Give ``said`` (and ``images``) to the running engine; False while it is not listening yet, or any more."""
+        return self.listening and self.starter is not None and self.starter.interrupt(said, by=by, images=images)
 
     @property
     def concluding(self) -> bool:
@@ -261,7 +263,7 @@ class ThreadRun:
         self.feed.start()
         surfaces.start()
         try:
-            result = await starter.run(self.ask, words=self.words, on_event=on_event)
+            result = await starter.run(self.ask, words=self.words, on_event=on_event, images=self.images)
         finally:
             for subscriber in subscribers:
                 await asyncio.shield(subscriber.close())

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import socket
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
@@ -24,6 +24,7 @@ from bot.slack.commands import is_policy, parse, parse_limit, parse_repo
 from bot.config import Config
 from bot.runs.jobs import Jobs
 from bot.runs.pr_watch import PrWatch
+from bot.runs.shared_files import Shared, take_shared
 from bot.store.replicas import Replicas, Solo
 from bot.slack.outbox import Outbox, edit, ephemeral, react
 from bot.slack.unrecorded import unrecorded_for
@@ -32,7 +33,7 @@ from bot.runs.repo_commands import RepoCommands
 from bot.store.bot_store import BotStore, Question as StoredQuestion, StoreError, ThreadKey
 from bot.store.faults import diagnose
 from bot.folders import WORKSPACES, ThreadError
-from engine import Answer
+from engine import Answer, Image
 from bot.notice_keys import notice_key
 
 log = logging.getLogger(__name__)
@@ -106,15 +107,16 @@ class Intake:
         user, channel, ts = event.get("user", ""), event["channel"], event["ts"]
         if await self._command(key, user, event.get("text", "")):
             return
-        if await self.store.get_thread(key) is not None:
-            await self.words(key, event.get("text", ""), user, ts)
+        known = await self.store.get_thread(key) is not None
+        if not known and not parse(event.get("text", "")).text and not event.get("files"):
+            await self.outbox.send(key, "hint", notice_key("hint", channel, ts), texts.EMPTY_MENTION)
+            return
+        shared = await self._shared(key, event)
+        if known:
+            await self.words(key, event.get("text", ""), user, ts, shared=shared)
         else:
             said = parse(event.get("text", ""))
-            if said.text:
-                await self.begin(key, said.text, user, ts, new=said.new)
-            else:
-                await self.outbox.send(key, "hint", notice_key("hint", channel, ts), texts.EMPTY_MENTION)
-        await self._files_note(key, event)
+            await self.begin(key, said.text + shared.words, user, ts, new=said.new, images=shared.images)
 
     async def _command(self, key: ThreadKey, user: str, text: str) -> bool:
         """``@flower /repo …`` (the channel's repository), ``@flower /limit …`` (its spend limits) and
@@ -135,22 +137,23 @@ class Intake:
             return True
         return False
 
-    async def _files_note(self, key: ThreadKey, event: dict[str, Any]) -> None:
-        """Files shared with the words are not read: the thread is told what to do instead."""
-        files = event.get("files") or []
-        if not files:
-            return
-        names = [str(f.get("name") or f.get("title") or f.get("id") or "file") for f in files]
-        known = await self.store.get_thread(key) is not None
-        note = render.attachments_note(names, str(self.jobs.workspace(key)) if known else None)
-        await self.outbox.send(key, "files", notice_key("files", key.channel, event["ts"]), note)
+    async def _shared(self, key: ThreadKey, event: dict[str, Any]) -> Shared:
+        """The files shared with ``event``: into the thread's inbox, named in its words, images for
+        the models; what was refused is said in the thread with the reason."""
+        try:
+            shared = await take_shared(self.client, self.config, key, self.jobs.workspace(key), event.get("files") or [])
+        except ThreadError as exc:  # a thread whose folder cannot be made: begin() refuses it too
+            log.warning("files of thread %s not taken: %s", key, exc)
+            return Shared()
+        if shared.note:
+            await self.outbox.send(key, "files", notice_key("files", key.channel, event["ts"]), shared.note)
+        return shared
 
     async def _message(self, key: ThreadKey, event: dict[str, Any]) -> None:
-        await self.words(key, event.get("text", ""), event["user"], event["ts"])
-        await self._files_note(key, event)
+        await self.words(key, event.get("text", ""), event["user"], event["ts"], shared=await self._shared(key, event))
 
     async def begin(self, key: ThreadKey, ask: str, user: str, ts: str, *, new: bool = False,
-                    archived: bool = False) -> None:
+                    archived: bool = False, images: Sequence[Image] = ()) -> None:
         """Start the thread's first run (or its first after ``/new``, which ``archived`` the last):
         reaction, the acknowledgement (which becomes the run's status line), the run."""
         try:
@@ -164,32 +167,35 @@ class Intake:
         await self.outbox.send(key, "accepted", ack, accepted["text"], accepted["blocks"])
         if not new:  # /new is recorded by start_over
             await self.store.audit(user, "start", key, ask)
-        await self.jobs.start(key, ask, by=user, new=new, ack_key=ack)
+        await self.jobs.start(key, ask, by=user, new=new, ack_key=ack, images=images)
 
-    async def words(self, key: ThreadKey, text: str, user: str, ts: str) -> None:
-        """A person's words in a known thread: /new, an answer, an interruption, or a wake."""
+    async def words(self, key: ThreadKey, text: str, user: str, ts: str, *, shared: Shared = Shared()) -> None:
+        """A person's words in a known thread (and the files ``shared`` with them): /new, an answer,
+        an interruption, or a wake."""
         if await self._command(key, user, text):
             return
         said = parse(text)
         if said.new:
-            await self.start_over(key, said.text, user, ts)
+            await self.start_over(key, said.text + shared.words, user, ts, images=shared.images)
             return
-        if not said.text:
+        said_text, images = said.text + shared.words, shared.images
+        if not said_text.strip():
             return
         pending = await self.store.pending_questions(key)
         if pending:
             q = pending[-1]  # the newest open question is the one the person sees last
-            if await self.store.answer_question(q.id, said.text, user):
-                await self._answered(q, said.text, user)
+            if await self.store.answer_question(q.id, said_text, user):
+                await self._answered(q, said_text, user)
                 await react(self.client, key.channel, ts, "white_check_mark")
                 return
-        if await self.jobs.interrupt(key, said.text, by=user, ts=ts):
+        if await self.jobs.interrupt(key, said_text, by=user, ts=ts, images=images):
             await react(self.client, key.channel, ts, "eyes")
             return
         await react(self.client, key.channel, ts)
-        await self.jobs.start(key, said.text, by=user)
+        await self.jobs.start(key, said_text, by=user, images=images)
 
-    async def start_over(self, key: ThreadKey, text: str, user: str, ts: str | None) -> None:
+    async def start_over(self, key: ThreadKey, text: str, user: str, ts: str | None,
+                         images: Sequence[Image] = ()) -> None:
         """``/new …`` or the Start over button: stop, archive, then start fresh or ask what to do."""
         await self.store.audit(user, "new", key, text)
         await self.jobs.stop(key)
@@ -200,9 +206,9 @@ class Intake:
         archived = await self.jobs.archive(key)
         if text:
             if ts:  # one reaction and one first reply: it says the last run was archived
-                await self.begin(key, text, user, ts, new=True, archived=archived)
+                await self.begin(key, text, user, ts, new=True, archived=archived, images=images)
             else:
-                await self.jobs.start(key, text, by=user, new=True)
+                await self.jobs.start(key, text, by=user, new=True, images=images)
             return
         if ts:
             await react(self.client, key.channel, ts)

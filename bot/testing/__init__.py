@@ -7,7 +7,7 @@ from bot.testing.errors import FakeSlackError, FakeSlackTimeout
 from bot.testing.fake_slack import FakeSlack
 from bot.testing.http_events import HttpDelivery, signature
 from bot.testing.messages import Message, Upload
-from bot.testing.records import Ack, Call, Connection, Envelope
+from bot.testing.records import Ack, Call, Connection, Download, Envelope
 from bot.testing.workspace import Channel, User, Workspace
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "Envelope",
     "Ack",
     "Connection",
+    "Download",
     "Message",
     "Upload",
     "HttpDelivery",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.testing import payloads
 from bot.testing.errors import FakeSlackError
-from bot.testing.messages import Message, MessageStore, Upload
+from bot.testing.messages import Message, MessageStore
 from bot.testing.workspace import Channel
 
 
@@ -53,16 +53,26 @@ class Actors:
         message = Message(where.id, self.store.next_ts(), text, user, thread_ts=thread_ts, **extra)
         return self.store.add(message), where
 
-    def mention(self, channel: str, text: str, *, user: str | None = None, thread_ts: str | None = None) -> dict:
-        """A person's `app_mention` (top level, or in `thread_ts`); `<@BOT>` is prefixed unless present."""
+    def mention(
+        self, channel: str, text: str, *, user: str | None = None, thread_ts: str | None = None,
+        files: list[dict] | None = None,
+    ) -> dict:  # fmt: skip
+        """A person's `app_mention` (top level, or in `thread_ts`); `<@BOT>` is prefixed unless present.
+
+        `files` are file objects from `add_file`, attached to the message as Slack attaches them."""
         tag = f"<@{self.workspace.bot_user_id}>"
         text = text if tag in text else f"{tag} {text}"
-        message, where = self._new(channel, text, user=self._user(user), thread_ts=thread_ts)
+        message, where = self._new(channel, text, user=self._user(user), thread_ts=thread_ts, files=files)
         return self._event(message, where, "app_mention")
 
-    def user_message(self, channel: str, text: str, *, user: str | None = None, thread_ts: str | None = None) -> dict:
-        """A person's plain `message` (no subtype), top level or as a reply in `thread_ts`."""
-        message, where = self._new(channel, text, user=self._user(user), thread_ts=thread_ts)
+    def user_message(
+        self, channel: str, text: str, *, user: str | None = None, thread_ts: str | None = None,
+        files: list[dict] | None = None,
+    ) -> dict:  # fmt: skip
+        """A person's plain `message` (no subtype), top level or as a reply in `thread_ts`; with
+        `files` (from `add_file`) it is a `file_share` message, as Slack sends one."""
+        message, where = self._new(channel, text, user=self._user(user), thread_ts=thread_ts, files=files,
+                                   subtype="file_share" if files else None)
         return self._event(message, where)
 
     def thread_mention(self, channel: str, thread_ts: str, text: str, *, user: str | None = None) -> tuple[dict, dict]:
@@ -132,8 +142,7 @@ class Actors:
         filename: str = "notes.txt", content: bytes = b"hello\n",
     ) -> dict:  # fmt: skip
         """A person's file upload: `subtype: file_share` with a `files` list (the bytes stay in the fake)."""
-        upload = Upload(self.store.next_id("F"), filename, len(content), content)
-        self.store.uploads[upload.id] = upload
+        upload = self.store.new_file(filename, len(content), content)
         message, where = self._new(
             channel, text, user=self._user(user), thread_ts=thread_ts, subtype="file_share", files=[upload.to_api()]
         )

@@ -8,11 +8,12 @@ from aiohttp import web
 
 from bot.testing import http_events, payloads
 from bot.testing.errors import FakeSlackError
+from bot.testing.file_host import FileHost
 from bot.testing.http_events import HttpDelivery
 from bot.testing.interactions import Interactions
 from bot.testing.messages import MessageStore
 from bot.testing.payloads import DisconnectReason
-from bot.testing.records import Ack, Call, Connection, Envelope
+from bot.testing.records import Ack, Call, Connection, Download, Envelope
 from bot.testing.signal import Signal
 from bot.testing.socket_mode import SocketModeServer
 from bot.testing.web_api import Fault, WebApi
@@ -38,6 +39,7 @@ class FakeSlack(Interactions):
         self.socket = SocketModeServer(store.workspace, self.signal)
         self.methods = WebMethods(store, origin=lambda: self.origin, socket_url=self.socket.issue_url)
         self.web = WebApi(self.methods, self.signal)
+        self.file_host = FileHost(store, self.signal, refused_tokens=self.methods.refused_tokens)
         super().__init__(store, response_url=self.web.issue_response_url)
         self.origin = ""
         self._runner: web.AppRunner | None = None
@@ -48,12 +50,12 @@ class FakeSlack(Interactions):
         """Listen on 127.0.0.1 on a free port; idempotent."""
         if self._runner is None:
             app = web.Application()
-            app.add_routes(self.web.routes() + self.socket.routes())
+            app.add_routes(self.web.routes() + self.socket.routes() + self.file_host.routes())
             self._runner = web.AppRunner(app, handle_signals=False)
             await self._runner.setup()
             await web.TCPSite(self._runner, "127.0.0.1", 0).start()
             host, port = self._runner.addresses[0][:2]
-            self.origin = self.socket.origin = f"http://{host}:{port}"
+            self.origin = self.socket.origin = self.store.files_origin = f"http://{host}:{port}"
         return self
 
     async def close(self) -> None:
@@ -158,6 +160,34 @@ class FakeSlack(Interactions):
     def ephemerals(self) -> list[dict]:
         """Ephemeral messages posted (chat.postEphemeral, response_url): channel, user, ts, text, blocks."""
         return self.methods.ephemerals
+
+    # --- files ----------------------------------------------------------------------------------
+
+    def add_file(
+        self, name: str, data: bytes, *, mimetype: str, filetype: str, file_access: str | None = None,
+        size: int | None = None,
+    ) -> dict:  # fmt: skip
+        """A file a person shares: the object to put in an event's `files` (`mention(files=[...])`).
+
+        It is served at its `url_private_download` on the fake's own server, to the bot token only.
+        `file_access="check_file_info"` gives Slack Connect's stub (no URL: files.info tells the
+        rest); `size` states a size other than the bytes' (a lying client: then served chunked).
+        Call it after the fake started, so the URL points at it.
+        """
+        upload = self.store.new_file(name, len(data), data, mimetype=mimetype, filetype=filetype,
+                                     file_access=file_access, declared_size=size)
+        return upload.to_event()
+
+    @property
+    def downloads(self) -> list[Download]:
+        """Every request to the fake's file host, in order (path, Authorization sent, status)."""
+        return self.file_host.downloads
+
+    def uploads(self, channel: str, thread_ts: str | None = None) -> list[tuple[str, bytes]]:
+        """(filename, bytes) of each file the app uploaded to `channel` (in `thread_ts` when given), in order."""
+        channel_id = self._channel(channel).id
+        return [(u.filename, u.content or b"") for u in self.store.uploads.values()
+                if u.by_bot and u.channel == channel_id and (thread_ts is None or u.thread_ts == thread_ts)]
 
     # --- fault injection ---------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 from bot.testing.workspace import Channel, Workspace
 
@@ -53,9 +54,16 @@ class Message:
         return data
 
 
+NO_FILE_HOST = "https://files.fake-slack.invalid"  # where file URLs point before the fake listens
+
+
 @dataclass
 class Upload:
-    """A file uploaded through the files.getUploadURLExternal flow."""
+    """A file the fake holds: uploaded by the app (files.getUploadURLExternal flow, `by_bot`) or
+    shared by a person (`add_file`, `file_share`), downloadable from `url_base` with the bot token.
+
+    `declared_size` is the size Slack states when it differs from the bytes (a client that lied);
+    `file_access` "check_file_info" makes events carry only a stub (Slack Connect)."""
 
     id: str
     filename: str
@@ -64,18 +72,40 @@ class Upload:
     title: str | None = None
     channel: str | None = None
     thread_ts: str | None = None
+    mimetype: str = "text/plain"
+    filetype: str = "text"
+    declared_size: int | None = None
+    file_access: str | None = None
+    by_bot: bool = False
+    url_base: str = NO_FILE_HOST
+    team: str = "T0001"
+
+    @property
+    def path(self) -> str:
+        """The URL path of its download: `/files-pri/<team>-<id>/download/<name>`, as Slack's."""
+        return f"/files-pri/{self.team}-{self.id}/download/{quote(self.filename, safe='')}"
 
     def to_api(self) -> dict:
-        """The `file` object of files.completeUploadExternal and of file_share messages."""
+        """The full `file` object (files.info, files.completeUploadExternal, file_share messages)."""
+        size = self.declared_size if self.declared_size is not None else (
+            len(self.content) if self.content is not None else self.length)
         return {
             "id": self.id,
             "name": self.filename,
             "title": self.title or self.filename,
-            "mimetype": "text/plain",
-            "filetype": "text",
-            "size": len(self.content) if self.content is not None else self.length,
-            "url_private": f"https://files.fake-slack.invalid/{self.id}/{self.filename}",
+            "mimetype": self.mimetype,
+            "filetype": self.filetype,
+            "size": size,
+            "mode": "hosted",
+            "url_private": f"{self.url_base}/files-pri/{self.team}-{self.id}/{quote(self.filename, safe='')}",
+            "url_private_download": f"{self.url_base}{self.path}",
         }
+
+    def to_event(self) -> dict:
+        """The object a message event carries: the full one, or Slack Connect's stub without a URL."""
+        if self.file_access == "check_file_info":
+            return {"id": self.id, "mode": "file_access", "file_access": "check_file_info"}
+        return self.to_api()
 
 
 class MessageStore:
@@ -87,6 +117,7 @@ class MessageStore:
         self._dms: dict[str, Channel] = {}
         self.uploads: dict[str, Upload] = {}
         self.home_views: dict[str, dict] = {}  # user -> the App Home view last published for them
+        self.files_origin = NO_FILE_HOST  # where file downloads are served: the fake's own origin once started
         self._last_us = 0
         self._ids = 0
 
@@ -99,6 +130,13 @@ class MessageStore:
         """A fresh Slack-style id (`F`..., `V`..., `Ev`...) unique within this fake."""
         self._ids += 1
         return f"{prefix}0{self._ids:08d}"
+
+    def new_file(self, filename: str, length: int, content: bytes | None = None, **fields: object) -> Upload:
+        """A new file (id `F…`) kept in `uploads`, downloadable from the fake once it listens."""
+        upload = Upload(self.next_id("F"), filename, length, content, url_base=self.files_origin,
+                        team=self.workspace.team_id, **fields)  # type: ignore[arg-type]
+        self.uploads[upload.id] = upload
+        return upload
 
     def channel(self, ref: str) -> Channel | None:
         """A channel by id or name; a user id means the DM with that user (opened on demand)."""

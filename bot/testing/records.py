@@ -86,3 +86,16 @@ class Connection:
     closed: bool = False
     pings: int = 0
     frames: list[dict] = field(default_factory=list)  # everything the client sent, in order
+
+
+@dataclass(frozen=True)
+class Download:
+    """One request to the fake's file host, in arrival order: `authorization` says whether any
+    Authorization header came with it, `authorized` whether it held the bot token."""
+
+    index: int
+    path: str
+    authorization: bool
+    authorized: bool
+    status: int
+    at: float = field(default_factory=time.time)

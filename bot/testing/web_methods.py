@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from bot.testing.limits import ApiError, check_message, parse_json_field
-from bot.testing.messages import Message, MessageStore, Upload
+from bot.testing.messages import Message, MessageStore
 from bot.testing.workspace import Channel
 
 APP_TOKEN_METHODS = {"apps.connections.open"}  # an xapp- token may call only these
@@ -45,6 +45,7 @@ class WebMethods:
             "usergroups.users.list": self._usergroup_users,
             "files.getUploadURLExternal": self._upload_url,
             "files.completeUploadExternal": self._complete_upload,
+            "files.info": self._file_info,
             "views.open": self._view,
             "views.publish": self._publish,
             "views.update": self._view,
@@ -261,8 +262,7 @@ class WebMethods:
     def _upload_url(self, args: dict) -> dict:
         if not args.get("filename") or not str(args.get("length") or "").isdigit():
             raise ApiError("invalid_arguments")
-        upload = Upload(self.store.next_id("F"), str(args["filename"]), int(args["length"]))
-        self.store.uploads[upload.id] = upload
+        upload = self.store.new_file(str(args["filename"]), int(args["length"]), by_bot=True)
         return {"ok": True, "upload_url": f"{self.origin()}/upload/{upload.id}", "file_id": upload.id}
 
     def _complete_upload(self, args: dict) -> dict:
@@ -293,6 +293,13 @@ class WebMethods:
             for upload in uploads:
                 upload.channel, upload.thread_ts = channel.id, message.thread_ts
         return {"ok": True, "files": [u.to_api() for u in uploads]}
+
+    def _file_info(self, args: dict) -> dict:
+        """files.info: the full file object (how an app resolves Slack Connect's `check_file_info`)."""
+        upload = self.store.uploads.get(str(args.get("file") or ""))
+        if upload is None or (upload.by_bot and upload.content is None):
+            raise ApiError("file_not_found")
+        return {"ok": True, "file": upload.to_api(), "comments": [], "response_metadata": {"next_cursor": ""}}
 
     def _publish(self, args: dict) -> dict:
         """views.publish: the user's App Home tab, kept so a test can read and click it."""

@@ -102,7 +102,7 @@ class Workspace:
     bot_token: str = "xoxb-test"
     app_token: str = "xapp-test"
     bot_scopes: str = (
-        "app_mentions:read,channels:history,chat:write,files:write,groups:history,im:history,reactions:write,users:read"
+        "app_mentions:read,channels:history,chat:write,files:read,files:write,groups:history,im:history,reactions:write,users:read"
     )
     users: tuple[User, ...] = field(default_factory=_default_users)
     channels: tuple[Channel, ...] = field(default_factory=_default_channels)

@@ -18,6 +18,10 @@ from claude_agent_sdk.types import SessionStore
 # The repository's plugin/ folder: three levels above engine/core/agent.py. A pip install may
 # not ship it, so build_options checks is_dir() before using it.
 PLUGIN_DIR = Path(__file__).resolve().parents[2] / "plugin"
+# The largest line the SDK reads from the CLI. Its default (1 MiB) is less than one transcript
+# frame of a prompt with a few images (measured: three photos, ~630 KB of base64 each once the CLI
+# re-encodes them), and a frame over it ends the run; the Messages API takes 32 MB a request.
+MAX_FRAME_BYTES = 64 * 1024 * 1024
 
 CompactMode = Literal["auto", "off"]
 
@@ -178,4 +182,5 @@ def build_options(
         resume_session_at=resume_at,
         plugins=plugins,
         add_dirs=[str(d) for d in (add_dirs or [])],
+        max_buffer_size=MAX_FRAME_BYTES,
     )

@@ -126,6 +126,17 @@ class Workbench:
         return self.root / "spill"
 
     @property
+    def inbox(self) -> Path:
+        """Where the files people shared are put for the run (a front end writes them, the agent
+        reads them); not one of ``FOLDERS``: the index lists the agent's own work."""
+        return self.root / "inbox"
+
+    @property
+    def outbox(self) -> Path:
+        """Where the run leaves files for the people it works for (a front end hands them over)."""
+        return self.root / "outbox"
+
+    @property
     def index_path(self) -> Path:
         return self.root / INDEX_NAME
 

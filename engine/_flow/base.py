@@ -14,7 +14,7 @@ step names:
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -23,6 +23,7 @@ from engine._lang import speaking, words
 from engine._agents.spec import AgentSpec
 from engine._errors import FlowerError
 from engine._events import Label, OnEvent, StepStarted, WorkflowDone, emit
+from engine._media.image import Image
 from engine._run.lineage import LINEAGE_FILE, Lineage
 from engine._run.manifest import StepResult
 from engine._run.resilience import classify, failure_text
@@ -51,6 +52,8 @@ class Step:
     continue an earlier step's session (``resume_from="<step>"``), or branch from it
     (``fork=True``). With ``on_reject`` a rejected attempt continues the rejected session with
     the returned prompt (an empty string, or no session id, falls back to starting over).
+    ``images`` go with the step's own prompt (``Runtime.run(images=...)``) whenever it is sent,
+    never with an ``on_reject`` follow-up: that session was shown them.
     """
 
     name: str
@@ -65,6 +68,7 @@ class Step:
     on_reject: Callable[[StepResult, Ctx], str] | None = None
     resume_prompt: str | Callable[[Ctx], str] | None = None
     reduce: Callable[[StepResult, Ctx], str] | None = None
+    images: Sequence[Image] = ()
 
     def __post_init__(self) -> None:
         if self.on_fail not in ON_FAIL_VALUES:
@@ -169,7 +173,7 @@ class Workflow:
                 prompt = _text(step.resume_prompt, ctx)
         emit(on_event, StepStarted(step.name, index=index, total=len(self.steps), name=step.name,
                                    resumed=resume is not None, woke=ctx["_woke"]))
-        prompt_cur, resume_cur, fork_cur = prompt, resume, fork
+        prompt_cur, resume_cur, fork_cur, images = prompt, resume, fork, tuple(step.images)
         passed, result = False, StepResult(step=step.name)
         ctx.pop("_aborted", None)
         for attempt in range(step.retries + 1):
@@ -183,7 +187,7 @@ class Workflow:
             try:
                 result = await runtime.run(
                     step.spec, prompt_cur, step_name=_label(step.name, attempt, step.on_reject is not None),
-                    resume=resume_cur, fork=fork_cur, on_event=on_event)
+                    resume=resume_cur, fork=fork_cur, on_event=on_event, images=images)
             finally:
                 runtime.on_session = None  # before the gate: the judge must not enter the lineage
             ctx["_results"][step.name] = result
@@ -202,9 +206,9 @@ class Workflow:
                 break
             follow = step.on_reject(result, ctx) if step.on_reject and result.ok else ""
             if follow and result.session_id:
-                prompt_cur, resume_cur, fork_cur = follow, result.session_id, False
+                prompt_cur, resume_cur, fork_cur, images = follow, result.session_id, False, ()
             else:
-                prompt_cur, resume_cur, fork_cur = prompt, resume, fork
+                prompt_cur, resume_cur, fork_cur, images = prompt, resume, fork, tuple(step.images)
         if passed:
             ctx[step.name] = step.reduce(result, ctx) if step.reduce else result.text
         return passed, result

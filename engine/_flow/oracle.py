@@ -12,9 +12,11 @@ from engine._agents.spec import AgentSpec, build_options
 from engine._run.attempt import AttemptHooks, run_attempt
 from engine._events import Event
 from engine._agents.guard import whitelist_guard
+from engine._agents.rules import shared_files_rules
 from engine._agents.roles import oracle
 from engine._agents.workbench import Workbench
 from engine._errors import FlowerError
+from engine._run.options import with_rules
 
 RECENT_EVENTS = 40
 
@@ -41,6 +43,7 @@ async def consult(
         prelude=wb.prompt_block() if wb is not None else "",
         add_dirs=[str(wb.root)] if wb is not None and wb.external else None,
     )
+    with_rules(opts, shared_files_rules(workbench or Workbench(Path(workspace))))
     guard = whitelist_guard(spec.allowed_tools, role=spec.name)
     opts.hooks = {"PreToolUse": [guard]} if guard else None
     out = await run_attempt(opts, words().ORACLE_PROMPT.format(events=recent, question=question),

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import subprocess
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from engine._stores.archive import session_archive
 from engine._flow.base import Ctx, Step, Workflow
 from engine._flow.steps import BRIEF_KEY, GOAL_KEY, clarify_step, goal_step, with_goal
 from engine._lang import current, other_names, speaking, words, zh
+from engine._media.image import Image
 
 # The spec's names of the work and goal steps; a run in another language names them from its
 # table (``engine._lang``: "work", "set the goal"), and ``step_names`` maps one to the other.
@@ -112,6 +114,7 @@ def starter_flow(
     transport: Any = None,
     park: Park | None = None,
     language: str | None = None,
+    images: Sequence[Image] = (),
 ) -> Workflow:
     """Three steps that run as they are: confirm the requirement, set the goal, work.
 
@@ -129,6 +132,9 @@ def starter_flow(
     setter's and the judge's (a team's policy gives both).
     ``language`` (``en`` / ``zh``; default: the one in effect) is what every model is told, what
     the files are named and how the steps are called; the workflow runs in it.
+    ``images`` came with ``ask`` (``engine.Image``): the steps that read the person's request are
+    shown them, the clarifier and the coordinator's first round of work; the goal setter and
+    the judge read the brief and the work instead.
     Raises ``ValueError`` for an empty ``ask`` on a fresh workspace, and for ``isolate=True``
     outside a git repository (before any money is spent).
     """
@@ -159,7 +165,9 @@ def starter_flow(
             partial = Brief.load(paths.brief)
             return text + (w.CLARIFY_AGAIN.format(brief=partial.to_markdown()) if partial else "")
 
-        steps: list[Step] = [clarify_step(ch, brief_path=paths.brief, prompt=clarify_prompt, retries=2)]
+        shared = tuple(images)
+        steps: list[Step] = [replace(clarify_step(ch, brief_path=paths.brief, prompt=clarify_prompt, retries=2),
+                                     images=shared)]
         if not clarify_only:
             if goal:
                 steps.append(goal_step(ch, goal_path=paths.goal, always_set=waking and bool(said),
@@ -178,7 +186,8 @@ def starter_flow(
             def wake_prompt(ctx: Ctx) -> str:
                 return w.WAKE_SAID.format(said=said, goal=goal_text(ctx)) if said else w.WAKE_SILENT
 
-            work = Step(w.WORK_STEP, lead, work_prompt, resume_prompt=wake_prompt)
+            # later rounds continue the same session (the judge's feedback): shown them once
+            work = Step(w.WORK_STEP, lead, work_prompt, resume_prompt=wake_prompt, images=shared)
             if goal:
                 work = with_goal(work, ch, goal_path=paths.goal, rounds=rounds, can_run=judge_can_run,
                                  instructions=judge_instructions)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from engine._flow.run_result import RunResult, WakeState
 from engine._flow.starter import GOAL_STEP, WORK_STEP, StarterPaths, archive_run, starter_flow, starter_paths, wake_state
 from engine._human.channel import Park
 from engine._lang import check, current, speaking, step_names, words as words_of
+from engine._media.image import Image, image_names
 from engine._run.run_lock import run_lock
 from engine._run.runtime import Runtime
 from engine._run.totals import Totals, begin_request, totals
@@ -112,22 +113,26 @@ class StarterRun:
     # -- the run --------------------------------------------------------------------------------
 
     async def run(self, ask: str, *, new: bool = False, words: str = "",
-                  on_event: OnEvent | None = None) -> RunResult:
+                  on_event: OnEvent | None = None, images: Sequence[Image] = ()) -> RunResult:
         """Run the starter flow once with ``ask`` (``new``: archive first) and say how it ended.
 
-        ``words`` were said to a run that was stopped: they reach its first step as an
-        interruption once that step's CLI is up. Notes left before the flow exists reach the
+        ``images`` came with ``ask`` (``engine.Image``, see ``load_image``): the clarifier and the
+        coordinator's first round are shown them (``starter_flow``), the goal setter and the judge
+        are not; a run that goes on with a stopped one's sessions need not pass them again (those
+        sessions keep them). ``words`` were said to a run that was stopped: they reach its first
+        step as an interruption once that step's CLI is up. Notes left before the flow exists reach the
         coordinator's inbox. Raises ``ValueError`` like ``starter_flow`` (an empty ask in a fresh
         workspace, ``isolate`` outside a git repository), ``CredentialsError``, and
         ``WorkspaceBusyError`` when another live run works in this workspace (one at a time).
         """
         try:
             with run_lock(self.run_dir) if self.lock else contextlib.nullcontext(), speaking(self.language):
-                return await self._run(ask, new=new, words=words, on_event=on_event)
+                return await self._run(ask, new=new, words=words, on_event=on_event, images=tuple(images))
         finally:
             self._ended = True
 
-    async def _run(self, ask: str, *, new: bool, words: str, on_event: OnEvent | None) -> RunResult:
+    async def _run(self, ask: str, *, new: bool, words: str, on_event: OnEvent | None,
+                   images: tuple[Image, ...]) -> RunResult:
         rt = self.runtime = Runtime(workspace=self.paths.workspace, run_dir=self.run_dir,
                                     workbench=self.paths.workbench, **self._runtime_kw)
         pending = [words.strip()] if words.strip() else []
@@ -142,7 +147,7 @@ class StarterRun:
                 self.archived = self.archive()
             wf = self.flow = starter_flow(
                 ask, workspace=self.paths.workspace, run_dir=self.run_dir, isolate=self.isolate,
-                worktrees=False if self.shared_worktree else None, **self._flow_kw)
+                worktrees=False if self.shared_worktree else None, images=images, **self._flow_kw)
             for text, by in self._notes:
                 wf.channel.post(text, by=by)
             self._notes.clear()
@@ -160,22 +165,27 @@ class StarterRun:
         """True once ``run()`` returned or raised: words said now belong to the next run."""
         return self._ended
 
-    def interrupt(self, said: str, *, by: str = "") -> bool:
-        """A person's words: the running step is interrupted with them (it resumes the same
-        session with ``said``); while the judge or the goal setter runs, between steps, or before
-        the flow is built, they are a note for the coordinator's inbox. False once the run has
-        ended (nothing was delivered)."""
-        if self._ended or not said.strip():
+    def interrupt(self, said: str, *, by: str = "", images: Sequence[Image] = ()) -> bool:
+        """A person's words, and the images they shared with them: the running step is
+        interrupted with them (it resumes the same session with ``said`` and the images); while
+        the judge or the goal setter runs, between steps, or before the flow is built, they are a
+        note for the coordinator's inbox, which names the images' files (the coordinator Reads
+        them). False once the run has ended or nothing was said (nothing was delivered)."""
+        if self._ended or not (said.strip() or images):
             return False
         label = self.runtime.label_in_flight if self.runtime is not None else None
         judging = label is not None and (label.role == "judge" or label.name in step_names(GOAL_STEP))
-        if not judging and self.runtime is not None and self.runtime.interrupt(said):
+        if not judging and self.runtime is not None and self.runtime.interrupt(said, images):
             return True
-        self.note(said, by=by)  # a judge or goal setter that heard them would spend its turn on them
+        # a judge or goal setter that heard them would spend its turn on them
+        self.note(said, by=by, images=images)
         return True
 
-    def note(self, said: str, *, by: str = "") -> None:
-        """Leave ``said`` in the coordinator's inbox (kept until the flow exists)."""
+    def note(self, said: str, *, by: str = "", images: Sequence[Image] = ()) -> None:
+        """Leave ``said`` in the coordinator's inbox (kept until the flow exists); ``images`` are
+        named in it, by their files (a note carries text only)."""
+        if images:
+            said = (said.strip() + words_of(self.language).SHARED_IMAGES.format(names=image_names(images))).strip()
         if self.flow is not None and self.flow.channel is not None:
             self.flow.channel.post(said, by=by)
         else:

@@ -258,3 +258,16 @@ DEGRADED_SCENE = "The original task{cut}:\n\n{fence}text\n{excerpt}\n{fence}"
 DEGRADED_SCENE_CUT = " (its first 1200 characters)"
 HANDOFF_NOTE_FILE = "handoff-{step}.md"
 HANDOFF_ARCHIVE = "handoff"
+
+# -- images and files people share (texts the spec does not have) ------------------------------
+IMAGE_LABEL = "Image: {name}"
+IMAGE_LEFT_OUT = "[The image {name} was here; left out on resume: Read that file to see it again]"
+IMAGE_LEFT_OUT_UNNAMED = ("[An image was here; left out on resume. The files people shared are in the "
+                          "workbench's inbox/ (.flower/inbox/ by default): Read one to see it again]")
+SHARED_IMAGES = "\n\n(Shared with these words: {names}. Open them with the Read tool.)"
+SHARED_FILES_RULES = """\
+Files from and for people:
+- Files people shared with you (screenshots, logs, documents) are in {inbox}; open an image with
+  the Read tool to see it.
+- Files to hand back to them (charts, screenshots, reports) go in {outbox}: when the request ends
+  they are posted to the person (at most 10 files, no symbolic links)."""

@@ -230,3 +230,13 @@ DEGRADED_SCENE = "原任务{cut}:\n\n{fence}text\n{excerpt}\n{fence}"
 DEGRADED_SCENE_CUT = "(前 1200 字)"
 HANDOFF_NOTE_FILE = "交接-{step}.md"
 HANDOFF_ARCHIVE = "交接"
+
+# -- images and files people share (new texts: the spec has none) ------------------------------
+IMAGE_LABEL = "图片:{name}"
+IMAGE_LEFT_OUT = "[这里原有图片 {name},恢复会话时省略了:需要时用 Read 重新打开这个文件]"
+IMAGE_LEFT_OUT_UNNAMED = "[这里原有一张图片,恢复会话时省略了。人分享的文件在工作台的 inbox/(默认 .flower/inbox/):需要时用 Read 重新打开]"
+SHARED_IMAGES = "\n\n(随这段话分享的文件:{names}。用 Read 工具打开。)"
+SHARED_FILES_RULES = """\
+人给的文件和要交给人的文件:
+- 人分享给你的文件(截图、日志、文档)在 {inbox};图片用 Read 工具打开查看。
+- 要交给人的文件(图表、截图、报告)放进 {outbox}:请求结束时会发给对方(最多 10 个文件,不能是符号链接)。"""

@@ -26,6 +26,7 @@ __all__ = [
     "text_parts",
     "tool_results",
     "tool_uses",
+    "window_start",
 ]
 
 Entry = dict[str, Any]
@@ -73,6 +74,16 @@ def tool_results(entries: list[Entry]) -> Iterator[tuple[Entry, dict[str, Any]]]
 def tool_uses(entries: list[Entry]) -> dict[str, dict[str, Any]]:
     """``tool_use`` blocks by id, from every assistant entry."""
     return calls_of(entries).uses
+
+
+def window_start(shown: list[Entry], keep_recent: int) -> int:
+    """Index of the first shown entry inside ``TrimPolicy``'s window (the entries from the
+    ``keep_recent``-th newest tool result on); ``len(shown)`` when the window is empty."""
+    holders = {id(e) for e, _b in tool_results(shown)}
+    at = [i for i, e in enumerate(shown) if id(e) in holders]
+    if keep_recent <= 0:
+        return len(shown)
+    return at[-keep_recent] if len(at) > keep_recent else 0
 
 
 def result_text(block: dict[str, Any]) -> str | None:

@@ -5,11 +5,12 @@ row, and sees only the chain the CLI will show (``Load.shown``, ``engine._resume
 elsewhere saves nothing, counting elsewhere spends "keep the newest N" on results nobody sees.
 Two red lines hold throughout: a ``tool_result`` block always stays (only its ``content``
 changes, ``tool_use_id`` and ``is_error`` are kept; a missing one is "Missing Tool Result
-Block"), and ``isCompactSummary`` entries are never touched. Image and document blocks are left
-as they are: only text is cut. The entry's ``toolUseResult`` field (the tool's structured output,
-next to ``message``) is left as stored: measured with the bundled CLI, the model is shown
-``message.content`` only on resume, and a Read repeated after resume returns the file in full
-rather than an "unchanged" stub.
+Block"), and ``isCompactSummary`` entries are never touched. Text is what is cut; an image block
+is atomic: kept whole, or (an old one) replaced whole by a note naming its file, its base64 never
+cut in half. Document blocks are left as they are. The entry's ``toolUseResult`` field (the
+tool's structured output, next to ``message``) is left as stored: measured with the bundled CLI,
+the model is shown ``message.content`` only on resume, and a Read repeated after resume returns
+the file in full rather than an "unchanged" stub.
 
 The order is the whole point of this module, so it is written once, as a list: ``TRIMMING`` is
 what ``TrimmingSessionStore`` runs, and ``PRUNING`` is the same list with the prune pass after it.
@@ -25,6 +26,7 @@ from pathlib import Path
 from engine._files import keep_out_of_git
 from engine._resume.entries import Calls, Entry
 from engine._resume.expire import expire_ephemeral
+from engine._resume.old_images import drop_old_images
 from engine._resume.policies import EphemeralPolicy, PrunePolicy, TrimPolicy
 from engine._resume.pruning import prune_entries
 from engine._resume.reasoning import drop_old_thinking
@@ -135,6 +137,8 @@ TRIMMING: tuple[Pass, ...] = (
     Pass("spill_results", lambda d: spill_results(d.shown, d.policy, d.spill_dir, d.calls), _spilling),
     # old Write/Edit inputs over min_chars move to a spill file the same way
     Pass("spill_inputs", lambda d: spill_written_inputs(d.shown, d.policy, d.spill_dir, d.calls), _spilling),
+    # images before the window become a note naming their file (Read it again): whole blocks, never cut
+    Pass("images", lambda d: drop_old_images(d.shown, d.policy.keep_recent, d.calls), _trimming),
     # all TodoWrite calls but the newest go with their results: the first to drop blocks, so all above share calls
     Pass("todos", _todos, _trimming),
     # older copies of the same attachment (skill listing, memory file...) go, their children re-linked

@@ -13,20 +13,11 @@ from __future__ import annotations
 
 import json
 
-from engine._resume.entries import Entry, blocks_of, leave_out, tool_results
+from engine._resume.entries import Entry, blocks_of, leave_out, window_start
 
 __all__ = ["drop_old_thinking"]
 
 _THINKING = ("thinking", "redacted_thinking")
-
-
-def _window_start(shown: list[Entry], keep_recent: int) -> int:
-    """Index of the first shown entry inside the window; ``len(shown)`` when it is empty."""
-    holders = {id(e) for e, _b in tool_results(shown)}
-    at = [i for i, e in enumerate(shown) if id(e) in holders]
-    if keep_recent <= 0:
-        return len(shown)
-    return at[-keep_recent] if len(at) > keep_recent else 0
 
 
 def _message_id(entry: Entry) -> object:
@@ -38,7 +29,7 @@ def drop_old_thinking(entries: list[Entry], shown: list[Entry], keep_recent: int
     """``entries`` without the thinking blocks of shown assistant turns before the window (the
     newest assistant message always keeps its own), and ``{"thinking": blocks, "thinking_chars":
     n}``. An entry left without blocks is dropped and its children re-linked."""
-    start = _window_start(shown, keep_recent)
+    start = window_start(shown, keep_recent)
     newest = next((_message_id(e) for e in reversed(shown) if e.get("type") == "assistant"), None)
     report = {"thinking": 0, "thinking_chars": 0}
     dropped: list[Entry] = []

@@ -45,6 +45,7 @@ REPORT_LABELS: tuple[tuple[str, str], ...] = (
     ("spilled", "bulky results spilled"), ("inputs_spilled", "old written inputs spilled"),
     ("shrunk", "written inputs shrunk"), ("attachments", "superseded attachments dropped"),
     ("todos", "superseded todo lists dropped"), ("thinking", "old thinking blocks dropped"),
+    ("images", "old images left out"),
     ("api_errors", "API errors dropped"), ("denials", "old denied calls dropped"),
     ("interrupted", "interrupted results neutralized"),
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +24,8 @@ from claude_agent_sdk import (
     SystemMessage,
     TextBlock,
 )
+
+from engine._media.image import Image, prompt_content
 
 log = logging.getLogger(__name__)
 
@@ -69,19 +71,22 @@ class AttemptHooks:
     stop_requests: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
 
 
-def _user_message(prompt: str) -> dict[str, Any]:
+def _user_message(prompt: str, images: Sequence[Image] = ()) -> dict[str, Any]:
+    """The prompt as the SDK streams it to the CLI: a content list when images come with it (the
+    CLI takes Anthropic content blocks in ``message.content`` as they are)."""
     return {
         "type": "user",
-        "message": {"role": "user", "content": prompt},
+        "message": {"role": "user", "content": prompt_content(prompt, images)},
         "parent_tool_use_id": None,
         "session_id": "",
     }
 
 
 async def run_attempt(
-    options: ClaudeAgentOptions, prompt: str, hooks: AttemptHooks
+    options: ClaudeAgentOptions, prompt: str, hooks: AttemptHooks, *, images: Sequence[Image] = ()
 ) -> AttemptOutcome:
-    """Run ``prompt`` in one CLI process until the run ends; never raises for model errors.
+    """Run ``prompt`` (and ``images`` after it) in one CLI process until the run ends; never
+    raises for model errors.
 
     A stop request (a reason string put on ``hooks.stop_requests``, or returned by
     ``on_context``) interrupts the session at a message boundary; the outcome's ``stopped``
@@ -92,7 +97,7 @@ async def run_attempt(
     client = ClaudeSDKClient(options)
 
     async def one_prompt():
-        yield _user_message(prompt)
+        yield _user_message(prompt, images)
 
     async def stop(reason: str) -> None:
         if out.stopped is None:

@@ -19,10 +19,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from claude_agent_sdk import ClaudeAgentOptions
+from claude_agent_sdk import AgentDefinition, ClaudeAgentOptions
 from claude_agent_sdk.types import SessionStore
 
-from engine._agents.guard import merge_hooks, whitelist_guard, workbench_hooks
+from engine._agents.guard import isolated, merge_hooks, wants_isolation, whitelist_guard, workbench_hooks
+from engine._agents.rules import shared_files_rules
 from engine._agents.spec import AgentSpec, build_options
 from engine._agents.workbench import Workbench
 from engine._run.launcher import key_helper, launch, private_folder, real_cli
@@ -50,6 +51,8 @@ def attempt_options(setting: Setting, spec: AgentSpec, session: str | None, fork
                     resume_at: str | None) -> ClaudeAgentOptions:
     """``spec``'s options for one attempt in ``setting``, resuming ``session`` when given."""
     wb = setting.workbench if spec.workbench else None
+    files = shared_files_rules(setting.workbench or Workbench(setting.workspace))
+    spec = _telling_workers(spec, files)
     guards = None
     if wb is not None:
         guards = workbench_hooks(
@@ -66,6 +69,7 @@ def attempt_options(setting: Setting, spec: AgentSpec, session: str | None, fork
         prelude=wb.prompt_block() if wb is not None else "",
         add_dirs=[str(wb.root)] if wb is not None and wb.external else None,
     )
+    with_rules(opts, files)
     fence = temp = None
     if setting.sandbox is not None:
         temp = _run_temp(Path(os.path.realpath(setting.workspace)))
@@ -94,6 +98,24 @@ def attempt_options(setting: Setting, spec: AgentSpec, session: str | None, fork
                                     hidden=[tempfile.gettempdir()])]
     launch(opts, env, own_group=setting.own_group, view=view)
     return opts
+
+
+def with_rules(opts: ClaudeAgentOptions, rules: str) -> None:
+    """Append ``rules`` to the system prompt ``build_options`` made: after the role's own rules,
+    which stay first (the spec's texts, and what tells one role from another)."""
+    prompt = opts.system_prompt
+    if isinstance(prompt, dict) and rules:
+        prompt["append"] = "\n\n".join(part for part in (prompt.get("append", ""), rules) if part)
+
+
+def _telling_workers(spec: AgentSpec, rules: str) -> AgentSpec:
+    """``spec`` with ``rules`` appended to each worker's prompt: a subagent never sees the
+    coordinator's system prompt. The isolation mark is a plain attribute ``replace`` loses: kept."""
+    if not spec.agents:
+        return spec
+    agents = {name: isolated(replace(agent, prompt=f"{agent.prompt}\n\n{rules}"), wants_isolation(agent))
+              if isinstance(agent, AgentDefinition) else agent for name, agent in spec.agents.items()}
+    return replace(spec, agents=agents)
 
 
 def _run_temp(workspace: Path) -> Path:
@@ -128,6 +150,10 @@ def _fence(setting: Setting, wb: Workbench | None, temp: Path) -> tuple[Sandbox,
     private = [setting.run_dir, private_folder(), *own]
     shared = [*([wb.root] if wb is not None and wb.external else []), temp]
     fence = setting.sandbox.around(setting.workspace, private=private, shared=shared)  # type: ignore[union-attr]
+    outside = setting.workbench if setting.workbench is not None and setting.workbench.external else None
+    if wb is None and outside is not None:  # a role without the workbench still reads what people
+        # shared and what the run hands back (a judge checks a chart in outbox/), nothing else of it
+        fence = replace(fence, allow_read=(*fence.allow_read, outside.inbox, outside.outbox))
     # every run's temp and the CLI's old shared one are hidden (a deny on writes too would close the
     # run's own folder inside them: measured, the sandbox mounts a denied folder over an allowed one)
     others = (temp.parent, Path(tempfile.gettempdir()) / f"claude-{os.getuid()}")

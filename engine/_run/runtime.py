@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,25 +18,17 @@ from engine._agents.spec import AgentSpec, HandoffPolicy
 from engine._agents.workbench import Workbench
 from engine._docs.handoff_doc import is_overflow
 from engine._events import (
-    Event,
-    HandoffEvent,
-    Interrupted,
-    Label,
-    OnEvent,
-    ResultReported,
-    RetryScheduled,
-    SessionStarted,
-    TurnEnded,
-    WaitingForApi,
-    WaitingOnline,
-    emit,
+    HandoffEvent, Interrupted, Label, OnEvent, ResultReported, RetryScheduled, SessionStarted, TurnEnded,
+    WaitingForApi, WaitingOnline, emit, stamped,
 )
+from engine._media.image import Image
 from engine._run import signals
 from engine._run.attempt import AttemptHooks, AttemptOutcome, run_attempt
 from engine._run.credentials import check_credentials
 from engine._run.handoff import write_handoff
 from engine._run.manifest import MANIFEST_FILE, Manifest, StepResult
 from engine._run.options import Setting, attempt_options
+from engine._run.said import Said
 from engine._run.sandbox import Sandbox
 from engine._run.resilience import Resilience, failure_text
 from engine._run.spend import SPEND_LIMIT, SpendGuard, SpendMeter
@@ -133,7 +125,7 @@ class Runtime:
         self._inflight: StepResult | None = None
         self._label: Label | None = None
         self._stops: asyncio.Queue[str] | None = None
-        self._said: list[str] = []
+        self._said = Said()
         self._ctx = 0
         self._warned = False
         self._storm = False  # a transient storm outlasted the retry budget (Resilience.wait_out_storms)
@@ -156,14 +148,14 @@ class Runtime:
         """True while a step is in flight."""
         return self._inflight is not None
 
-    def interrupt(self, said: str) -> bool:
-        """Deliver a person's words to the running step: it stops at a message boundary and the
-        same session resumes with ``said`` + ``INTERRUPT_NOTE``. Safe to call from any task of the
-        runtime's event loop. Returns False when no step is running (nothing was delivered).
+    def interrupt(self, said: str, images: Sequence[Image] = ()) -> bool:
+        """Deliver a person's words, and the images they shared with them, to the running step: it
+        stops at a message boundary and the same session resumes with ``said`` + ``INTERRUPT_NOTE``
+        and the images after them (as ``run`` sends a step's). Safe to call from any task of the
+        runtime's event loop. Returns False when no step is running or nothing was said.
         """
-        if self._stops is None or not said.strip():
+        if self._stops is None or not self._said.add(said, images):
             return False
-        self._said.append(said.strip())
         self._stops.put_nowait(self.INTERRUPTED)
         return True
 
@@ -201,25 +193,31 @@ class Runtime:
         fork: bool = False,
         resume_at: str | None = None,
         on_event: OnEvent | None = None,
+        images: Sequence[Image] = (),
     ) -> StepResult:
         """Run one step to success or a final failure; see this module's docstring.
 
         ``step_name`` is the manifest label, or a ``Label`` saying whose session this is: every
-        event of the step then carries its name, role and round (and so does its manifest row)."""
+        event of the step then carries its name, role and round (and so does its manifest row).
+        ``images`` follow ``prompt`` in its user message (``engine.Image``), each named; they are
+        sent with every prompt that opens a session for the step (the first, a fresh start after
+        a failure that left no session, a handoff's new session), never again to a session that
+        was shown them (a retry or a person's interruption resumes it with new words only)."""
         label = step_name if isinstance(step_name, Label) else Label(step_name or spec.name)
         name = str(label)
-        on_event, self._label = _stamped(on_event, label), label
+        on_event, self._label = stamped(on_event, label), label
         self._ctx, self._warned = 0, False
         result = StepResult(step=name, started_at=time.time(), session_id=resume, role=label.role,
                             round=label.round)
-        self._inflight, self._stops, self._said = result, asyncio.Queue(), []
-        session, fork_cur, at_cur, prompt_cur = resume, fork, resume_at, prompt
+        self._inflight, self._stops, self._said = result, asyncio.Queue(), Said(images)
+        session, fork_cur, at_cur, prompt_cur, shown = resume, fork, resume_at, prompt, tuple(images)
         attempt = 0
         try:
             while not self.meter.stopped():  # a limit reached before the step: it does not start
                 attempt += 1
                 result.attempts = max(result.attempts, attempt)
-                out = await self._attempt(spec, prompt_cur, result, session, fork_cur, at_cur, on_event)
+                out = await self._attempt(spec, prompt_cur, result, session, fork_cur, at_cur, on_event,
+                                          images=shown)
                 session = out.session_id or session
                 fork_cur, at_cur = False, None
                 if out.error is None:  # exit 1: success
@@ -232,9 +230,9 @@ class Runtime:
                 if out.error == self.INTERRUPTED:  # exit 2: a person spoke; not a failed attempt
                     if not session:
                         break
-                    said = "\n".join(self._said) or words().INTERRUPTED_SAID
-                    self._said.clear()
-                    emit(on_event, Interrupted(name, said=said))
+                    said, shown = self._said.take()
+                    said = said or words().INTERRUPTED_SAID
+                    emit(on_event, Interrupted(name, said=said, images=tuple(i.name for i in shown)))
                     prompt_cur, attempt = said + words().INTERRUPT_NOTE, attempt - 1
                     continue
                 if out.error == self.HANDOFF_DUE or (
@@ -254,7 +252,7 @@ class Runtime:
                         on_event=on_event,
                     )
                     result.retired.append(session)
-                    session, prompt_cur = None, h.prompt_block()
+                    session, prompt_cur, shown = None, h.prompt_block(), tuple(self._said.shared)
                     self._ctx, self._warned, attempt = 0, False, attempt - 1
                     continue
                 result.errors.append(out.error)  # exit 4: retry, wait a storm out, or give up
@@ -268,8 +266,9 @@ class Runtime:
                     await self._wait_storm(name, attempt, out.error, on_event)
                 else:
                     break
-                if session:
+                if session:  # the session was shown the prompt and its images: it goes on without them
                     prompt_cur, result.resumed = self.resilience.resume_prompt or words().RESUME_PROMPT, True
+                    shown = ()
             if self.meter.why:
                 result.ok, result.error, result.error_kind = False, self.meter.why, SPEND_LIMIT
         finally:
@@ -361,6 +360,7 @@ class Runtime:
         on_event: OnEvent | None,
         *,
         watch_context: bool = True,
+        images: Sequence[Image] = (),
     ) -> AttemptOutcome:
         base_cost = result.cost_usd
         self.meter.attempt()
@@ -384,17 +384,8 @@ class Runtime:
             on_message=self.meter.message,
             stop_requests=self._stops if watch_context and self._stops else asyncio.Queue(),
         )
-        out = await run_attempt(attempt_options(self._setting(), spec, session, fork, resume_at), prompt, hooks)
+        out = await run_attempt(attempt_options(self._setting(), spec, session, fork, resume_at), prompt, hooks,
+                                images=images)
         result.cost_usd = base_cost + out.cost_usd
         result.num_turns += out.num_turns
         return out
-
-
-def _stamped(on_event: OnEvent | None, label: Label) -> OnEvent | None:
-    """``on_event``, given each event as ``label``'s session says it (name, role, round)."""
-    if on_event is None:
-        return None
-
-    def relay(event: Event) -> None:
-        on_event(event.labelled(label))
-    return relay

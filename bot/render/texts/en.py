@@ -35,6 +35,7 @@ SUMMARY_DONE_HEAD = "*What was done*"  # the coordinator's own report follows
 # the checklist's outcome in one line: (one check, several); a link to the checklist follows
 SUMMARY_CHECKS = ("{mark} *{passed} of {total} check passed*", "{mark} *{passed} of {total} checks passed*")
 SUMMARY_CHECKLIST_LINK = " · <{link}|the checklist>"
+SUMMARY_FILES = "📎 Posted to this thread: {names}"  # the files the run handed back (its outbox)
 SUMMARY_HEARD = "💬 You said “{said}”{when}: {effect}."  # words that reached the running work
 HEARD_WHEN = " in round {round}"
 HEARD_ROUNDS = ("the work went on with it for {n} round", "the work went on with it for {n} rounds")
@@ -143,9 +144,6 @@ QUESTION_CLOSED = "This question is closed: the run is no longer waiting for an 
 
 EMPTY_MENTION = "Tell me what to do in one sentence, e.g. `@flower write a script that converts md to html`."
 ASK_WHAT = ":recycle: Archived the last run. What should I do now? Reply here with one sentence."
-ATTACHMENTS = ("📎 I don't open attachments ({names}): paste the part that matters here{where} "
-               "and say so. Any words you wrote with it are taken as usual.")
-ATTACHMENTS_WHERE = " or copy it into the workspace (`{path}`)"
 
 # -- Progress notices: wake banner, verdicts, handoffs, retries, offline ---------------------
 
@@ -362,3 +360,35 @@ PR_CHECKS_PASS = ":white_check_mark: The checks pass on `{sha}` of <{url}|{ref}>
 PR_UNREACHABLE = Sentence(":warning: Could not read the reviews and checks of {noun} {ref}: {error} Trying again later.")
 PR_REPLY = "Addressed in {sha} by a follow-up from {link}."
 PR_REPLIED = "Worked on the review feedback: {links}."  # the follow-up's comment, when it answered remarks
+
+# -- Files shared in a thread, and files a run leaves in its outbox (bot.slack.files_in, files_out) --
+
+FILES_NOT_OPENED = "📎 Not opened:"  # one FILE_LINE follows for each file flower did not take
+FILES_NOT_POSTED = "📎 Not posted from the outbox:"  # one FILE_LINE follows for each file left there
+FILE_LINE = "• `{name}` {reason}"  # {reason} is one of the FILE_ sentences below
+FILE_TOO_MANY = "is past the first {max} files of the message; flower opens at most {max} a message"
+FILE_TOO_BIG = "is {size}; the limit is {limit} (`FLOWER_FILE_MAX_MB`)"
+FILE_GREW = "is larger than the {limit} limit (`FLOWER_FILE_MAX_MB`), more than it said"
+FILE_KIND = Sentence("is a kind of file flower does not open ({kind})")
+FILE_NOT_AS_SAID = "is not {kind}, though it says it is"
+FILE_KIND_NAMES = {"image": "an image", "pdf": "a PDF", "archive": "an archive", "text": "text"}
+FILE_PROGRAM = "is a program, which flower does not open"
+FILE_NO_LINK = "has no download link on Slack"
+FILE_NO_INFO = Sentence("could not be looked up on Slack (`files.info`: {error})")
+FILE_FOREIGN = Sentence("is not on Slack's file host ({host}), so flower did not fetch it")
+FILE_HTTP = "could not be downloaded: Slack answered HTTP {status}"
+FILE_SCOPE_HINT = " (the app may lack the `files:read` scope)"  # after FILE_HTTP for a 401 or 403
+FILE_SIGN_IN = "came back as Slack's sign-in page, not the file (the app may lack the `files:read` scope)"
+FILE_UNREACHABLE = Sentence("could not be downloaded: {error}")
+FILE_NOT_SAVED = "could not be saved: the workspace's `.flower/inbox` is a link or not a folder"
+FILE_SAVE_FAILED = Sentence("could not be saved in the workspace: {error}")
+FILE_IS_LINK = "is a link; only plain files are posted"
+FILE_IS_FOLDER = "is a folder; only the files directly in the outbox are posted"
+FILE_NOT_PLAIN = "is not a plain file"
+FILE_HARD_LINKED = "has other hard links, so it may be a file from elsewhere; put a copy there instead"
+FILE_HIDDEN = "is hidden (its name starts with a dot)"
+FILE_EMPTY = "is empty"
+FILE_TOO_MANY_OUT = "is past the first {max} files; it is posted next time"
+FILE_OUTBOX_UNSAFE = "is a link or not a folder, so nothing in it was posted"  # said of `.flower/outbox`
+FILE_UPLOAD_FAILED = Sentence("could not be uploaded: {error}")
+FILE_UNREADABLE = Sentence("could not be read: {error}")

@@ -29,6 +29,7 @@ COST_BOTH = "本次请求 {request} · 整个线程 {thread}"
 SUMMARY_DONE_HEAD = "*做了什么*"
 SUMMARY_CHECKS = ("{mark} *{total} 项检查通过了 {passed} 项*", "{mark} *{total} 项检查通过了 {passed} 项*")
 SUMMARY_CHECKLIST_LINK = " · <{link}|检查清单>"
+SUMMARY_FILES = "📎 已发到这个线程：{names}"
 SUMMARY_HEARD = "💬 你说了“{said}”{when}：{effect}。"
 HEARD_WHEN = "（第 {round} 轮）"
 HEARD_ROUNDS = ("之后的 {n} 轮都照此进行", "之后的 {n} 轮都照此进行")
@@ -128,8 +129,6 @@ QUESTION_CLOSED = "这个问题已关闭：运行不再等待回答。"
 
 EMPTY_MENTION = "用一句话告诉我要做什么，例如 `@flower 写一个把 md 转成 html 的脚本`。"
 ASK_WHAT = ":recycle: 已归档上一次运行。接下来做什么？在这里用一句话回复。"
-ATTACHMENTS = "📎 我不打开附件（{names}）：请把关键部分粘贴到这里{where}，并说明一下。附件旁写的文字照常处理。"
-ATTACHMENTS_WHERE = "，或者复制到工作区（`{path}`）"
 
 # -- Progress notices: wake banner, verdicts, handoffs, retries, offline ---------------------
 
@@ -336,3 +335,35 @@ PR_CHECKS_PASS = ":white_check_mark: <{url}|{ref}> 的 `{sha}` 上检查全部�
 PR_UNREACHABLE = Sentence(":warning: 无法读取 {noun} {ref} 的评审和检查：{error} 稍后再试。")
 PR_REPLY = "已在 {sha} 中处理，来自 {link} 的一次追加。"
 PR_REPLIED = "已处理评审意见：{links}。"
+
+# -- 线程里分享的文件，以及运行留在发件箱里的文件（bot.slack.files_in、files_out） -------------------------
+
+FILES_NOT_OPENED = "📎 没有打开："
+FILES_NOT_POSTED = "📎 发件箱里没有发出的文件："
+FILE_LINE = "• `{name}` {reason}"
+FILE_TOO_MANY = "超出了这条消息的前 {max} 个文件；flower 每条消息最多打开 {max} 个"
+FILE_TOO_BIG = "有 {size}，上限是 {limit}（`FLOWER_FILE_MAX_MB`）"
+FILE_GREW = "超过了 {limit} 的上限（`FLOWER_FILE_MAX_MB`），比它声称的大"
+FILE_KIND = Sentence("是 flower 不打开的文件类型（{kind}）")
+FILE_NOT_AS_SAID = "声称是{kind}，内容却不是"
+FILE_KIND_NAMES = {"image": "图片", "pdf": "PDF", "archive": "压缩包", "text": "文本"}
+FILE_PROGRAM = "是一个程序，flower 不打开程序"
+FILE_NO_LINK = "在 Slack 上没有下载链接"
+FILE_NO_INFO = Sentence("无法在 Slack 上查到（`files.info`：{error}）")
+FILE_FOREIGN = Sentence("不在 Slack 的文件服务器上（{host}），flower 没有去取")
+FILE_HTTP = "无法下载：Slack 返回了 HTTP {status}"
+FILE_SCOPE_HINT = "（应用可能缺少 `files:read` 权限）"
+FILE_SIGN_IN = "下载得到的是 Slack 的登录页，而不是文件（应用可能缺少 `files:read` 权限）"
+FILE_UNREACHABLE = Sentence("无法下载：{error}")
+FILE_NOT_SAVED = "无法保存：工作区的 `.flower/inbox` 是链接或不是文件夹"
+FILE_SAVE_FAILED = Sentence("无法保存到工作区：{error}")
+FILE_IS_LINK = "是一个链接；只发送普通文件"
+FILE_IS_FOLDER = "是一个文件夹；只发送直接放在发件箱里的文件"
+FILE_NOT_PLAIN = "不是普通文件"
+FILE_HARD_LINKED = "还有其他硬链接，可能是别处的文件；请改放一份副本"
+FILE_HIDDEN = "是隐藏文件（名字以点开头）"
+FILE_EMPTY = "是空文件"
+FILE_TOO_MANY_OUT = "超出了前 {max} 个文件；下次再发"
+FILE_OUTBOX_UNSAFE = "是链接或不是文件夹，所以里面的文件都没有发送"
+FILE_UPLOAD_FAILED = Sentence("无法上传：{error}")
+FILE_UNREADABLE = Sentence("无法读取：{error}")

@@ -3,6 +3,8 @@ nothing at all (issue 6)."""
 
 from __future__ import annotations
 
+import json
+
 import time
 
 import aiohttp
@@ -136,22 +138,22 @@ async def test_a_mention_by_another_app_or_with_no_user_starts_nothing(make_bot,
     assert not [c for c in slack.calls("reactions.add") if c.body.get("timestamp") != real["ts"]]
 
 
-async def test_a_file_shared_in_a_thread_is_not_opened_but_its_words_count(make_bot, slack_env, fake_model):
+async def test_a_file_shared_in_a_thread_goes_to_its_inbox_and_is_named_with_its_words(make_bot, slack_env,
+                                                                                         fake_model):
     slack = slack_env
     bot = await make_bot(CLARIFY_ONLY)
     thread, _, _ = await asked_thread(slack, fake_model)
 
-    await slack.send_event(slack.file_share(CHANNEL, thread_ts=thread, filename="just-a-log.txt"))
-    note = await posted(slack, thread, "I don't open attachments")
-    ws = bot.jobs.workspace(ThreadKey("T0001", CHANNEL, thread))
-    assert "`just-a-log.txt`" in note.body["text"] and str(ws) in note.body["text"]
-    assert await bot.store.pending_questions(ThreadKey("T0001", CHANNEL, thread))  # no words: no answer
-
-    await slack.send_event(slack.file_share(CHANNEL, text="Python", thread_ts=thread, filename="spec.pdf"))
-    await posted(slack, thread, "`spec.pdf`")
+    await slack.send_event(slack.file_share(CHANNEL, text="Python", thread_ts=thread, filename="../spec.txt",
+                                            content=b"use Python 3.11\n"))
     await posted(slack, thread, "Done")
     clar = [r for r in fake_model.message_requests if CLARIFIER(r.body)]
-    assert any("Python" in t for _, t in clar[-1].tool_results)  # the words with the file answered the question
+    answer = next(t for _, t in clar[-1].tool_results if "Python" in t)  # the words with the file answered it
+    assert ".flower/inbox/1-spec.txt" in answer
+    ws = bot.jobs.workspace(ThreadKey("T0001", CHANNEL, thread))
+    assert (ws / ".flower" / "inbox" / "1-spec.txt").read_bytes() == b"use Python 3.11\n"
+    assert not (ws.parent / "spec.txt").exists()
+    assert not [c for c in slack.calls("chat.postMessage") if str(ws) in json.dumps(c.body)]  # no host path
     top = slack.file_share(CHANNEL, text="<@U0BOT> 读一下这个", filename="top.txt")  # not in a thread: not ours
     mark = slack.mark()
     await slack.send_event(top)

@@ -22,6 +22,7 @@ SCOPES = {
     "reactions_remove": "reactions:write",
     "conversations_replies": "channels:history",
     "files_upload_v2": "files:write",
+    "files_info": "files:read",  # a Slack Connect file's details; its download needs the same scope
     "users_info": "users:read",
     "assistant_threads_setStatus": "chat:write",
     "agents_sessions_setStatus": "chat:write",

@@ -26,7 +26,7 @@ from tests.engine.stores.recorded import KEY, build_session
 from tests.engine.stores.shapes import bash
 
 PRUNING_ORDER = ["expire", "stale_views", "reruns", "shrink_written", "spill_folder", "spill_results",
-                 "spill_inputs", "todos", "attachments", "thinking", "prune"]
+                 "spill_inputs", "images", "todos", "attachments", "thinking", "prune"]
 
 
 def test_the_order_is_one_list_and_pruning_is_trimming_then_prune():

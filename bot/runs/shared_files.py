@@ -1,0 +1,106 @@
+"""Files with a request: what people share goes into the thread's inbox, what its run leaves in
+the outbox comes back to the thread.
+
+Both live in the thread's workbench (``.flower``, or ``.flower-repo`` beside a bound thread's
+worktree: outside any branch). A shared image reaches the models as an image (``engine.Image``,
+fitted to the API's limits); every file is named in the request's words with the path the run
+opens it by, so the agent reads logs and data with its tools. What is refused is said in the
+thread with the reason. The outbox is uploaded when a request ends, each file once (the keys of
+what was posted are kept in the run folder, which no run can reach).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.config import Config
+from bot.folders import run_dir
+from bot.repos.bindings import Bindings
+from bot.repos.thread_worktree import seen_from_the_run, thread_workbench
+from bot.slack.files_in import Refused, TakenFile, refusal_text, take_files
+from bot.slack.files_out import skipped_text, upload_outbox
+from bot.store.bot_store import ThreadKey
+from engine import Image, ImageRefused, load_image
+from engine.host import write_json_atomic
+
+__all__ = ["Shared", "post_outbox", "take_shared"]
+
+UPLOADED_FILE = "uploaded.json"  # in run_dir: the keys of the outbox files already posted
+
+_WORDS = {  # the models' language: the request's words name the files
+    "en": {"head": "Files shared with this message (open them with your tools):",
+           "line": "- {path} ({size})", "image": "- {path} ({size}, an image: you see it here too)"},
+    "zh": {"head": "这条消息附带的文件（用工具打开）：",
+           "line": "- {path}（{size}）", "image": "- {path}（{size}，图片：这里也能看到）"},
+}
+
+
+class Shared:
+    """A message's files once taken: ``words`` to add to its text, ``images`` for the models,
+    ``refused`` to say in the thread."""
+
+    def __init__(self, words: str = "", images: Sequence[Image] = (), refused: Sequence[Refused] = ()) -> None:
+        self.words, self.images, self.refused = words, tuple(images), list(refused)
+
+    @property
+    def note(self) -> str:
+        """What the thread is told about the refused files ("" when none was)."""
+        return refusal_text(self.refused)
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024:.0f} KB" if n < 1024 * 1024 else f"{n / 1024 / 1024:.1f} MB"
+
+
+def _workbench(config: Config, key: ThreadKey, ws: Path) -> Path:
+    bound = Bindings(config.home).get(key.channel) is not None
+    return thread_workbench(ws, channel_bound=bound)
+
+
+async def take_shared(client: AsyncWebClient, config: Config, key: ThreadKey, ws: Path,
+                      files: Sequence[dict]) -> Shared:
+    """Save ``files`` (a message event's) into the thread's inbox and say how the run sees them."""
+    if not files:
+        return Shared()
+    workbench = await asyncio.to_thread(_workbench, config, key, ws)
+    taken = await take_files(client, config, list(files), ws, start=1, workbench=workbench.name)
+    refused, images, lines = list(taken.refused), [], []
+    words = _WORDS.get(config.language, _WORDS["en"])
+    for file in taken.files:
+        path = seen_from_the_run(ws, file.absolute)
+        image = await _image(file, path, refused) if file.is_image else None
+        if image is not None:
+            images.append(image)
+        lines.append(words["image" if image is not None else "line"].format(path=path, size=_size(file.size)))
+    said = "\n\n" + "\n".join([words["head"], *lines]) if lines else ""
+    return Shared(said, images, refused)
+
+
+async def _image(file: TakenFile, path: str, refused: list[Refused]) -> Image | None:
+    """The image the models see, or None (said as refused: the file stays for the agent's tools)."""
+    try:
+        return await asyncio.to_thread(load_image, file.absolute, name=path)
+    except ImageRefused as exc:
+        refused.append(Refused(file.name, str(exc)))
+        return None
+
+
+async def post_outbox(client: AsyncWebClient, config: Config, key: ThreadKey, ws: Path) -> tuple[list[str], str]:
+    """Upload the run's new outbox files to the thread: their names (for the final answer), and
+    what the thread is told about the files not posted ("" when none)."""
+    workbench = await asyncio.to_thread(_workbench, config, key, ws)
+    kept = run_dir(ws) / UPLOADED_FILE
+    try:
+        already = set(json.loads(kept.read_text(encoding="utf-8")))
+    except (FileNotFoundError, ValueError):  # none posted yet (or a record from a bad write: post again)
+        already = set()
+    uploaded = await upload_outbox(client, config, ws, key.channel, key.thread_ts, already=already,
+                                   workbench=workbench.name)
+    if uploaded.keys != already:
+        await asyncio.to_thread(write_json_atomic, kept, sorted(uploaded.keys))
+    return list(uploaded.names), skipped_text(uploaded.skipped) if uploaded.skipped else ""
