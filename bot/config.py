@@ -30,6 +30,7 @@ from bot.config_values import (
     domains,
     flag,
     ids,
+    megabytes,
     seconds,
     switch,
     whole_number,
@@ -228,25 +229,11 @@ def load_config(environ: Mapping[str, str] | None = None, *, dotenv: str | Path 
         metrics_port=whole_number(env, "FLOWER_METRICS_PORT", 0, low=0, high=65535,
                                   fix="the port of /metrics, /healthz and /readyz")
         if env.get("FLOWER_METRICS_PORT") else None,
-        file_max_mb=_megabytes(env, "FLOWER_FILE_MAX_MB", 20.0),
+        file_max_mb=megabytes(env, "FLOWER_FILE_MAX_MB", 20.0,
+                              fix="the largest file flower takes from a thread or posts back"),
     )
     return replace(config, policy=Policy(Path(env.get("FLOWER_POLICY") or config.home / "policy.toml").expanduser(),
                                          config.base_policy(), env))
-
-
-def _megabytes(env: dict[str, str], name: str, default: float) -> float:
-    """``name`` as megabytes: more than 0 and at most 1024 (Slack takes no file over 1 GB)."""
-    raw = env.get(name)
-    if raw is None:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not 0 < value <= 1024:  # also refuses nan and inf
-        raise ConfigError(f"{name} must be a number of megabytes, more than 0 and at most 1024; got {raw!r}. "
-                          f"Set it to the largest file flower takes from a thread or posts back (default {default:g}).")
-    return value
 
 
 def _limits(env: dict[str, str]) -> Limits:

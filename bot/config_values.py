@@ -80,15 +80,32 @@ def whole_number(env: dict[str, str], name: str, default: int, *, low: int, high
     return value
 
 
+def _number(raw: str) -> float:
+    """``raw`` as a number, or -1 (out of every caller's range) when it is none."""
+    try:
+        return float(raw)
+    except ValueError:
+        return -1.0
+
+
+def megabytes(env: dict[str, str], name: str, default: float, *, fix: str) -> float:
+    """``name`` as megabytes: more than 0 and at most 1024 (Slack takes no file over 1 GB)."""
+    raw = env.get(name)
+    if raw is None:
+        return default
+    value = _number(raw)
+    if not 0 < value <= 1024:  # also refuses nan and inf
+        raise ConfigError(f"{name} must be a number of megabytes, more than 0 and at most 1024; got {raw!r}. "
+                          f"Set it to {fix} (default {default:g}).")
+    return value
+
+
 def seconds(env: dict[str, str], name: str, default: float, *, fix: str, positive: bool = False) -> float:
     """``name`` as seconds: 0 or more (``positive``: more than 0), finite."""
     raw = env.get(name)
     if raw is None:
         return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
+    value = _number(raw)
     if not (value > 0 if positive else value >= 0) or value == float("inf"):  # also refuses nan
         raise ConfigError(f"{name} must be a number of seconds, {'more than 0' if positive else '0 or more'}; "
                           f"got {raw!r}. Set it to {fix} (default {default:g}).")

@@ -34,9 +34,11 @@ UPLOADED_FILE = "uploaded.json"  # in run_dir: the keys of the outbox files alre
 
 _WORDS = {  # the models' language: the request's words name the files
     "en": {"head": "Files shared with this message (open them with your tools):",
-           "line": "- {path} ({size})", "image": "- {path} ({size}, an image: you see it here too)"},
+           "line": "- {path} ({size})", "image": "- {path} ({size}, an image: you see it here too)",
+           "resized": "- {path} ({size}, an image: you see it here too, made smaller to fit; the file is whole)"},
     "zh": {"head": "这条消息附带的文件（用工具打开）：",
-           "line": "- {path}（{size}）", "image": "- {path}（{size}，图片：这里也能看到）"},
+           "line": "- {path}（{size}）", "image": "- {path}（{size}，图片：这里也能看到）",
+           "resized": "- {path}（{size}，图片：这里也能看到，已缩小以适应限制；文件本身完整）"},
 }
 
 
@@ -76,7 +78,8 @@ async def take_shared(client: AsyncWebClient, config: Config, key: ThreadKey, ws
         image = await _image(file, path, refused) if file.is_image else None
         if image is not None:
             images.append(image)
-        lines.append(words["image" if image is not None else "line"].format(path=path, size=_size(file.size)))
+        shown = "line" if image is None else "image" if len(image.data) == file.size else "resized"
+        lines.append(words[shown].format(path=path, size=_size(file.size)))
     said = "\n\n" + "\n".join([words["head"], *lines]) if lines else ""
     return Shared(said, images, refused)
 
