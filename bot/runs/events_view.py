@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from bot.render.messages import Payload, StatusState, doing_words, event_notice, status_message, verdict_message
 from bot.runs.spend import Reached
+from bot.runs.shared_files import own_words
 from engine import (
     WORK_STEP,
     AskEvent,
@@ -109,8 +110,9 @@ class RunStatus:
                     self._asked.pop(event.key, None)
                 return None
             case Interrupted():
-                self.heard = event.said  # said on the status line: the words reached the agent
-                self.heard_in.append((event.said, self.shown_round))  # and in the final answer, with what followed
+                said = own_words(event.said)  # the person's words, not the file list the bot added
+                self.heard = said  # said on the status line: the words reached the agent
+                self.heard_in.append((said, self.shown_round))  # and in the final answer, with what followed
                 return None
             case WaitingForApi():
                 self.storm = event.phase == "waiting"

@@ -28,7 +28,7 @@ from bot.store.bot_store import ThreadKey
 from engine import Image, ImageRefused, load_image
 from engine.host import write_json_atomic
 
-__all__ = ["Shared", "post_outbox", "take_shared"]
+__all__ = ["Shared", "own_words", "post_outbox", "take_shared"]
 
 UPLOADED_FILE = "uploaded.json"  # in run_dir: the keys of the outbox files already posted
 
@@ -55,6 +55,18 @@ class Shared:
         return refusal_text(self.refused)
 
 
+def own_words(said: str) -> str:
+    """``said`` as the thread quotes it: without the file list ``take_shared`` added (the files'
+    names alone when the person wrote nothing with them)."""
+    for words in _WORDS.values():
+        before, head, listing = said.partition(words["head"])
+        if head:
+            names = [line.split(" ", 2)[1].rsplit("/", 1)[-1] for line in listing.strip().splitlines()
+                     if line.startswith("- ") and " " in line[2:]]
+            return before.strip() or ", ".join(names)
+    return said
+
+
 def _size(n: int) -> str:
     return f"{n / 1024:.0f} KB" if n < 1024 * 1024 else f"{n / 1024 / 1024:.1f} MB"
 
@@ -75,7 +87,7 @@ async def take_shared(client: AsyncWebClient, config: Config, key: ThreadKey, ws
     words = _WORDS.get(config.language, _WORDS["en"])
     for file in taken.files:
         path = seen_from_the_run(ws, file.absolute)
-        image = await _image(file, path, refused) if file.is_image else None
+        image = await _image(file, path, ws, refused) if file.is_image else None
         if image is not None:
             images.append(image)
         shown = "line" if image is None else "image" if len(image.data) == file.size else "resized"
@@ -84,10 +96,11 @@ async def take_shared(client: AsyncWebClient, config: Config, key: ThreadKey, ws
     return Shared(said, images, refused)
 
 
-async def _image(file: TakenFile, path: str, refused: list[Refused]) -> Image | None:
-    """The image the models see, or None (said as refused: the file stays for the agent's tools)."""
+async def _image(file: TakenFile, path: str, ws: Path, refused: list[Refused]) -> Image | None:
+    """The image the models see, or None (said as refused: the file stays for the agent's tools).
+    Read beneath the thread's folder: a running agent may have swapped the inbox for a link since."""
     try:
-        return await asyncio.to_thread(load_image, file.absolute, name=path)
+        return await asyncio.to_thread(load_image, file.absolute, name=path, anchor=ws)
     except ImageRefused as exc:
         refused.append(Refused(file.name, str(exc)))
         return None

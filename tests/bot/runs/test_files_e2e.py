@@ -134,9 +134,12 @@ async def test_a_screenshot_said_mid_run_reaches_the_running_session(make_bot, s
         while not slack.calls("reactions.add", name="eyes"):  # the words reached the run
             await asyncio.sleep(0.1)
     held.release()
-    await posted(slack, event["ts"], "Done")
+    done = await posted(slack, event["ts"], "Done")
     heard = [r for r in fake_model.message_requests if later in images_in(r)]
     assert heard and all(not JUDGE(r.body) for r in heard)
+    # the thread quotes the person's own words, not the file list the bot added for the model
+    assert "“it should look like this”" in json.dumps(done.body, ensure_ascii=False)
+    assert ".flower/inbox" not in json.dumps([c.body for c in slack.calls("chat.postMessage")], ensure_ascii=False)
 
 
 async def test_a_session_with_an_image_resumes_through_the_real_cli_after_a_restart(make_bot, slack_env, fake_model):
