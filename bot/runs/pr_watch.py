@@ -115,6 +115,7 @@ class PrWatch:
             await self._save(key, row.branch, watch, now + self.config.pr_poll_s * BACKOFF)
             return
         ref, policy = target.forge.ref(row.number), self.config.for_channel(key.channel)
+        before = (list(watch.seen), watch.addressing)  # a read that fails half-way is read again whole
         try:
             async with forge_for(target.forge, target.token, retry=self.retry) as forge:
                 current = await forge.get(row.number, cache)
@@ -128,6 +129,7 @@ class PrWatch:
                 if watch.addressing and row.pushed and row.pushed != watch.addressing_from:
                     await self._reply(forge, key, watch, row.number, row.pushed, remarks)
         except ForgeError as exc:
+            watch.seen, watch.addressing = before  # nothing it took is lost; the replies' markers prevent twice
             log.warning("could not read back %s %s of %s: %s", target.forge.name, ref, key, exc)
             if not watch.unreachable_said:
                 watch.unreachable_said = True
