@@ -9,6 +9,7 @@ the forge's replies and comments, and the conditional requests the watcher sent.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -25,7 +26,7 @@ from bot.render.repo import OPEN_PR_ACTION
 from bot.runs.pr_state import Watch
 from bot.testing.fake_forge import FakeForge
 from tests.bot.helpers.app import marked_done
-from tests.bot.helpers.forge_threads import CHANNEL, OPTIONS, TOKEN, forge_remote, posted, run_to_branch
+from tests.bot.helpers.forge_threads import CHANNEL, OPTIONS, TOKEN, forge_remote, posted, run_to_branch, script
 
 pytestmark = pytest.mark.usefixtures("git_identity")  # tests/bot/conftest.py
 
@@ -265,3 +266,43 @@ async def test_a_webhook_with_a_wrong_signature_gets_401_and_starts_nothing(slac
         assert INJECTION not in shown_to_models(fake_model)
     finally:
         await running.close()
+
+
+async def test_two_replicas_read_a_pull_request_once_and_a_click_at_either_starts_the_follow_up(
+        make_bot, slack_env, fake_model, tmp_path, postgres_url):
+    slack = slack_env
+    forge_remote(tmp_path, "github.com", "acme/app")
+    async with FakeForge("github", bare_dir=tmp_path / "forge", token=TOKEN) as forge:
+        forge.add_repo("acme/app")
+        replica = dataclasses.replace(OPTIONS, replicas=True, lease_s=3.0, heartbeat_s=0.5)
+        env = {"FLOWER_DATABASE_URL": postgres_url, "FLOWER_ADMINS": "U0ALICE", "GITHUB_TOKEN": TOKEN,
+               "GITHUB_API_URL": forge.url, **POLL}
+        a, b = await make_bot(replica, **env), await make_bot(replica, **env)
+        bind = slack.mention(CHANNEL, "/repo https://github.com/acme/app.git")
+        await slack.send_event(bind, to=1)
+        await posted(slack, bind["ts"], "bound to a repository")
+        script(fake_model)
+        ask = slack.mention(CHANNEL, "commit a round file")
+        await slack.send_event(ask, to=1)  # b receives the request: the thread is b's
+        branch_msg = await posted(slack, ask["ts"], "Branch flower/")
+        key = ThreadKey("T0001", CHANNEL, ask["ts"])
+        await marked_done(b, key)
+        await slack.click(CHANNEL, branch_msg.response["ts"], OPEN_PR_ACTION, user="U0BOB", to=1)
+        await posted(slack, key.thread_ts, "opened")
+
+        forge.set_access("octocat", "write")
+        mark = slack.mark()
+        forge.review_comment(1, "octocat", "Name the file rounds.txt", path="round.txt", line=1)
+        said = await posted(slack, key.thread_ts, "New on", after=mark)
+        reads = len(forge.requests)
+        await until("more reads", lambda: len(forge.requests) >= reads + 12)
+        assert len(posts(slack, "New on")) == 1  # one reader: the replica holding the thread's lease
+        assert await a.store.lease_owner(key) == b.replicas.id
+
+        [work] = [e for b_ in said.body["blocks"] for e in b_.get("elements", []) if e.get("action_id") == PR_WORK_ACTION]
+        await slack.click(CHANNEL, said.response["ts"], PR_WORK_ACTION, user="U0BOB", value=work["value"], to=0)
+        await posted(slack, key.thread_ts, "new commit(s)", after=mark)  # forwarded to b, which ran it
+        assert "Name the file rounds.txt" in shown_to_models(fake_model)
+        await until("the reply", lambda: forge.replies(1))
+        await marked_done(b, key)
+        assert key not in a.jobs._runs and len(forge.replies(1)) == 1
