@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.forge.reviews import Check, Remark
+from bot.forge.reviews import Check, Remark, one_line
 from bot.render import texts
 from bot.render.block_kit import MAX_FALLBACK, Payload, button, context, section
 from bot.render.messages import link_url
@@ -24,7 +24,6 @@ __all__ = ["PR_WORK_ACTION", "checks_failed_message", "checks_pass_text", "follo
 PR_WORK_ACTION = "flower_pr_work"  # Work on this: a follow-up on a posted batch of review remarks
 QUOTE_CHARS = 200  # a remark's first line as the thread quotes it; the follow-up gets it whole
 REMARK_CHARS = 4000  # one remark as the model gets it
-LOG_LINES = 20
 
 _REQUEST = {
     "en": {"head": "Feedback on pull request {ref} of this work, from people who may steer it. Address each point "
@@ -43,8 +42,7 @@ _REQUEST = {
 
 def _said(text: str) -> str:
     """A remark's first line, quoted in the thread: escaped, cut."""
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    return escape(clip(first, QUOTE_CHARS))
+    return escape(clip(one_line(text), QUOTE_CHARS))
 
 
 def _remark_line(remark: Remark) -> str:
@@ -114,7 +112,7 @@ def follow_up_request(remarks: Sequence[Remark], checks: Sequence[Check], *, ref
             lines.append(words["comment"].format(author=r.author, said=said))
     for c in checks:
         lines.append(words["check"].format(name=c.name, sha=sha[:7], summary=c.summary or "—"))
-        tail = c.log_tail.strip().splitlines()[-LOG_LINES:]
+        tail = c.log_tail.strip().splitlines()  # the forge client kept its last lines only
         if tail:
             lines += [words["log"], *(f"    {line}" for line in tail)]
     return "\n".join(lines)

@@ -25,14 +25,13 @@ KEEP_SEEN = 2000  # a forge page is 100 remarks per kind; ids beyond this are lo
 @dataclass
 class Batch:
     """One post to the thread: remarks, or failing checks of commit ``sha``; ``taken`` once a
-    follow-up started on it (by ``taken_by``, "" when it started by itself)."""
+    follow-up started on it (the audit trail says by whom)."""
 
     id: str
     remarks: list[Remark] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
     sha: str = ""
     taken: bool = False
-    taken_by: str = ""
 
 
 @dataclass
@@ -46,7 +45,6 @@ class Watch:
     batches: list[Batch] = field(default_factory=list)
     numbered: int = 0  # batches posted so far: the next one's id
     said: list[str] = field(default_factory=list)
-    failed_before: bool = False  # a failing check was said here: a later pass is news
     check_fixes: int = 0  # follow-ups started by themselves for failing checks (capped)
     ignored_said: bool = False
     unreachable_said: bool = False
@@ -58,6 +56,11 @@ class Watch:
         batch = Batch(id=f"{number}-{self.numbered}", **parts)
         self.batches = [*self.batches, batch][-KEEP_BATCHES:]
         return batch
+
+    @property
+    def failed_before(self) -> bool:
+        """A failing check was said here: a later pass is news."""
+        return any(not said.endswith(":passed") for said in self.said)
 
     def batch(self, batch_id: str) -> Batch | None:
         return next((b for b in self.batches if b.id == batch_id), None)
@@ -71,11 +74,16 @@ class Watch:
     def from_json(cls, text: str, *, interval: float) -> Watch:
         """The watch ``text`` holds ("{}" before the first read: a fresh one at ``interval``)."""
         data = json.loads(text or "{}")
-        known = {f.name for f in fields(cls)}
-        watch = cls(**{k: v for k, v in data.items() if k in known})
+        watch = cls(**_known(cls, data))
         watch.interval = watch.interval or interval
         watch.pending = [Remark(**r) for r in data.get("pending", [])]
-        watch.batches = [Batch(**{**b, "remarks": [Remark(**r) for r in b.get("remarks", [])],
+        watch.batches = [Batch(**{**_known(Batch, b), "remarks": [Remark(**r) for r in b.get("remarks", [])],
                                   "checks": [Check(**c) for c in b.get("checks", [])]})
                          for b in data.get("batches", [])]
         return watch
+
+
+def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+    """``data``'s keys that ``cls`` has: a field an older bot wrote and this one dropped is ignored."""
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in data.items() if k in names}

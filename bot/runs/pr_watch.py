@@ -86,8 +86,8 @@ class PrWatch:
 
     async def tick(self) -> None:
         """Read every pull request that is due and whose thread is this process's."""
-        for watched in await self.store.watched_pull_requests():
-            if watched.poll_at > self.clock() or not await self.replicas.here(watched.pr.thread):
+        for watched in await self.store.watched_pull_requests(due_by=self.clock()):
+            if not await self.replicas.here(watched.pr.thread):
                 continue
             async with self._lock:
                 try:
@@ -149,7 +149,8 @@ class PrWatch:
             watch.pending += fresh
             watch.quiet_since = now
         if watch.pending and now - watch.quiet_since >= self.config.pr_batch_s:
-            await self._post_remarks(key, row.number, current, ref, watch, auto=auto, pushed=row.pushed)
+            batch, watch.pending = watch.new_batch(row.number, remarks=watch.pending, sha=current.sha), []
+            await self._post(key, current, ref, watch, batch, auto=auto, pushed=row.pushed)
         await self._said_checks(key, row.number, current, ref, watch, checks, auto=auto, pushed=row.pushed)
         watch.interval = (self.config.pr_poll_s if cache.changed or fresh
                           else min(watch.interval * 2, self.config.pr_poll_s * BACKOFF))
@@ -192,12 +193,6 @@ class PrWatch:
 
     # -- what the thread hears ---------------------------------------------------------------
 
-    async def _post_remarks(self, key: ThreadKey, number: int, current: PullRequest, ref: str, watch: Watch, *,
-                            auto: bool, pushed: str) -> None:
-        batch = watch.new_batch(number, remarks=watch.pending, sha=current.sha)
-        watch.pending = []
-        await self._post(key, current, ref, watch, batch, auto=auto, pushed=pushed)
-
     async def _said_checks(self, key: ThreadKey, number: int, current: PullRequest, ref: str, watch: Watch,
                            checks: Sequence[Check], *, auto: bool, pushed: str) -> None:
         """A failing check of the head commit, once per commit and check; all passing after a failure, once."""
@@ -205,7 +200,6 @@ class PrWatch:
         failed = [c for c in checks if c.state == "failed" and f"{sha}:{c.name}" not in watch.said]
         if failed:
             watch.said += [f"{sha}:{c.name}" for c in failed]
-            watch.failed_before = True
             by_itself = auto and watch.check_fixes < AUTO_CHECK_FIXES  # a fix that fails again must not loop for ever
             watch.check_fixes += by_itself
             await self._post(key, current, ref, watch, watch.new_batch(number, checks=failed, sha=sha), auto=by_itself,
@@ -236,7 +230,7 @@ class PrWatch:
         ask = say.follow_up_request(batch.remarks, batch.checks, ref=ref, sha=batch.sha, language=self.config.language)
         if not await self.jobs.interrupt(key, ask, by=by) and not await self.jobs.start(key, ask, by=by):
             return False
-        batch.taken, batch.taken_by = True, by
+        batch.taken = True
         if batch.remarks:  # replied to after the push that moves the branch off ``pushed``
             watch.addressing, watch.addressing_from = batch.id, pushed
         await self.store.audit(by, "pr_followup", key, batch.id)
@@ -267,9 +261,7 @@ class PrWatch:
     async def work_on(self, key: ThreadKey, user: str, batch_id: str) -> None:
         """``user`` (allowed here: the button's middleware checked) pressed Work on this on ``batch_id``."""
         async with self._lock:
-            found = next(((w, watch, batch) for w in await self.store.watched_pull_requests() if w.pr.thread == key
-                          for watch in [Watch.from_json(w.state, interval=self.config.pr_poll_s)]
-                          for batch in [watch.batch(batch_id)] if batch is not None), None)
+            found = await self._batch(key, batch_id)
             if found is not None and not found[2].taken:
                 watched, watch, batch = found
                 try:
@@ -283,6 +275,15 @@ class PrWatch:
             else:  # taken already, or its pull request closed or retired since
                 note = texts.PR_WORK_TAKEN if found is not None else texts.PR_WORK_GONE
         await ephemeral(self.pull_requests.client, key.channel, user, note, thread_ts=key.thread_ts)
+
+    async def _batch(self, key: ThreadKey, batch_id: str) -> tuple[WatchedPullRequest, Watch, Batch] | None:
+        """The open pull request of ``key`` that posted ``batch_id``, its watch, and the batch."""
+        for watched in await self.store.watched_pull_requests():
+            if watched.pr.thread == key and batch_id.startswith(f"{watched.pr.number}-"):
+                watch = Watch.from_json(watched.state, interval=self.config.pr_poll_s)
+                batch = watch.batch(batch_id)
+                return (watched, watch, batch) if batch is not None else None
+        return None
 
     async def _save(self, key: ThreadKey, branch: str, watch: Watch, due: float) -> None:
         await self.store.save_pr_watch(key, branch, poll_at=due, state=watch.to_json())

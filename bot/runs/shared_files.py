@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -42,17 +43,19 @@ _WORDS = {  # the models' language: the request's words name the files
 }
 
 
+@dataclass(frozen=True)
 class Shared:
     """A message's files once taken: ``words`` to add to its text, ``images`` for the models,
     ``refused`` to say in the thread."""
 
-    def __init__(self, words: str = "", images: Sequence[Image] = (), refused: Sequence[Refused] = ()) -> None:
-        self.words, self.images, self.refused = words, tuple(images), list(refused)
+    words: str = ""
+    images: tuple[Image, ...] = ()
+    refused: tuple[Refused, ...] = ()
 
     @property
     def note(self) -> str:
         """What the thread is told about the refused files ("" when none was)."""
-        return refusal_text(self.refused)
+        return refusal_text(list(self.refused))
 
 
 def own_words(said: str) -> str:
@@ -93,7 +96,7 @@ async def take_shared(client: AsyncWebClient, config: Config, key: ThreadKey, ws
         shown = "line" if image is None else "image" if len(image.data) == file.size else "resized"
         lines.append(words[shown].format(path=path, size=_size(file.size)))
     said = "\n\n" + "\n".join([words["head"], *lines]) if lines else ""
-    return Shared(said, images, refused)
+    return Shared(said, tuple(images), tuple(refused))
 
 
 async def _image(file: TakenFile, path: str, ws: Path, refused: list[Refused]) -> Image | None:

@@ -13,60 +13,30 @@ from __future__ import annotations
 import os
 import re
 import secrets
-import stat
 import unicodedata
 from pathlib import Path
 
-__all__ = ["FLOWER", "INBOX", "OUTBOX", "Draft", "ensure_folders", "next_number", "open_folder", "safe_name"]
+from engine.host import beneath
+
+__all__ = ["FLOWER", "INBOX", "OUTBOX", "Draft", "next_number", "open_folder", "safe_name"]
 
 FLOWER = ".flower"
 INBOX = "inbox"
 OUTBOX = "outbox"
 MAX_NAME = 100  # characters of a saved name, after its number
 _MAX_NAME_BYTES = 200  # and bytes: file systems allow 255, and Chinese takes 3 bytes a character
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _NUMBERED = re.compile(r"(\d+)-")
-
-
-def _open_dir(name: str, parent: int, *, create: bool) -> int:
-    """``name`` inside the folder ``parent`` as a folder descriptor; a link there raises OSError
-    (ELOOP or ENOTDIR), a missing folder FileNotFoundError unless ``create``."""
-    if create:
-        try:
-            os.mkdir(name, 0o700, dir_fd=parent)
-        except FileExistsError:
-            pass
-    fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
-    if not stat.S_ISDIR(os.fstat(fd).st_mode):  # O_DIRECTORY says so already; kept for other kernels
-        os.close(fd)
-        raise NotADirectoryError(name)
-    return fd
 
 
 def open_folder(workspace: Path, name: str, *, create: bool, workbench: str = FLOWER) -> int:
     """``<workspace>/<workbench>/<name>`` as an open folder descriptor (the caller closes it);
     ``workbench`` is ``.flower``, or ``.flower-repo`` beside a bound thread's worktree.
 
-    Raises OSError when ``.flower`` or ``name`` is a link or no folder, and FileNotFoundError when
-    either is missing and not ``create``; created ones are ``0700``. The workspace's own path is
-    the bot's (``bot.folders`` checked it), so only the two folders inside it are distrusted.
+    Opened through ``engine.host.beneath`` (no link followed): raises OSError when a folder on the
+    way is a link or no folder, and FileNotFoundError when one is missing and not ``create``;
+    created ones are ``0700``. The workspace's own path is the bot's (``bot.folders`` checked it).
     """
-    top = os.open(workspace, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        flower = _open_dir(workbench, top, create=create)
-        try:
-            return _open_dir(name, flower, create=create)
-        finally:
-            os.close(flower)
-    finally:
-        os.close(top)
-
-
-def ensure_folders(workspace: Path, *, workbench: str = FLOWER) -> None:
-    """Create ``.flower/inbox`` and ``.flower/outbox`` (``0700``) where missing, so a run finds the
-    outbox it may leave files in; raises OSError when either is a link."""
-    for name in (INBOX, OUTBOX):
-        os.close(open_folder(workspace, name, create=True, workbench=workbench))
+    return beneath.open_dir(workspace, Path(workspace, workbench, name), create=create)
 
 
 def safe_name(name: str) -> str:

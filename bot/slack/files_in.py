@@ -30,8 +30,11 @@ from bot.render import texts
 from bot.slack.file_folders import FLOWER, INBOX, Draft, next_number, open_folder, safe_name
 from bot.slack.file_kinds import Kind, check_content, image_type, kind_of
 from bot.text.outside import outside
+from bot.text.split import clip
+from engine import FlowerError
 
-__all__ = ["MAX_FILES", "Refused", "Taken", "TakenFile", "megabytes", "refusal_text", "refused_lines", "take_files"]
+__all__ = ["MAX_FILES", "Refusal", "Refused", "Taken", "TakenFile", "limit_said", "megabytes", "refusal_text",
+           "refused_lines", "take_files"]
 
 log = logging.getLogger(__name__)
 
@@ -72,8 +75,9 @@ class Taken:
     next_start: int = 1
 
 
-class _Refusal(Exception):
-    """A file is refused for ``reason``; caught per file, so it never leaves this module."""
+class Refusal(FlowerError):
+    """A file is refused (or left in the outbox) for ``reason``; caught per file by its caller,
+    so it never leaves ``files_in`` / ``files_out``."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -89,7 +93,8 @@ def megabytes(size: int) -> str:
     return f"{math.ceil(value * 10) / 10:.1f}".removesuffix(".0") + " MB"
 
 
-def _limit(config: Config) -> str:
+def limit_said(config: Config) -> str:
+    """``FLOWER_FILE_MAX_MB`` as a refusal names it: ``20 MB``."""
     return f"{config.file_max_mb:g} MB"
 
 
@@ -98,8 +103,7 @@ def refused_lines(refused: list[Refused]) -> list[str]:
     loses backticks, which would end its code span)."""
     lines = []
     for item in refused:
-        name = item.name.replace("`", "'")
-        name = name if len(name) <= 80 else name[:79] + "…"
+        name = clip(item.name.replace("`", "'"), 80)
         lines.append(texts.FILE_LINE.format(name=outside(name), reason=item.reason))
     return lines
 
@@ -139,12 +143,12 @@ async def _describe(client: AsyncWebClient, file: dict[str, Any]) -> dict[str, A
     try:
         answer = await client.files_info(file=str(file.get("id") or ""))
     except SlackApiError as exc:
-        raise _Refusal(texts.FILE_NO_INFO.format(error=exc.response.get("error") or exc.response.status_code)) from None
+        raise Refusal(texts.FILE_NO_INFO.format(error=exc.response.get("error") or exc.response.status_code)) from None
     except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
-        raise _Refusal(texts.FILE_NO_INFO.format(error=_said(exc))) from None
+        raise Refusal(texts.FILE_NO_INFO.format(error=_said(exc))) from None
     described = answer.get("file")
     if not isinstance(described, dict):
-        raise _Refusal(texts.FILE_NO_INFO.format(error="no file"))
+        raise Refusal(texts.FILE_NO_INFO.format(error="no file"))
     return described
 
 
@@ -152,8 +156,7 @@ def _said(exc: BaseException) -> str:
     """An error as a person may read it: its kind and text, never a path (an OSError's own words only)."""
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
-    text = str(exc) or type(exc).__name__
-    return text if len(text) <= 200 else text[:199] + "…"
+    return clip(str(exc) or type(exc).__name__, 200)
 
 
 def _declared_size(file: dict[str, Any]) -> int | None:
@@ -165,16 +168,16 @@ def _check_before(config: Config, file: dict[str, Any]) -> tuple[Kind, str]:
     """The file's kind and download URL, or the refusal that needs no download."""
     size, limit = _declared_size(file), config.file_max_bytes
     if size is not None and size > limit:
-        raise _Refusal(texts.FILE_TOO_BIG.format(size=megabytes(size), limit=_limit(config)))
+        raise Refusal(texts.FILE_TOO_BIG.format(size=megabytes(size), limit=limit_said(config)))
     mimetype, filetype = str(file.get("mimetype") or ""), str(file.get("filetype") or "")
     kind = kind_of(str(file.get("name") or ""), mimetype, filetype)
     if kind is None:
-        raise _Refusal(texts.FILE_KIND.format(kind=mimetype or filetype or "?"))
+        raise Refusal(texts.FILE_KIND.format(kind=mimetype or filetype or "?"))
     url = file.get("url_private_download") or file.get("url_private")
     if not isinstance(url, str) or not url:
-        raise _Refusal(texts.FILE_NO_LINK)
+        raise Refusal(texts.FILE_NO_LINK)
     if not _host_allowed(url, config.api_url):
-        raise _Refusal(texts.FILE_FOREIGN.format(host=urlsplit(url).hostname or url[:60]))
+        raise Refusal(texts.FILE_FOREIGN.format(host=urlsplit(url).hostname or url[:60]))
     return kind, url
 
 
@@ -187,16 +190,16 @@ async def _download(session: aiohttp.ClientSession, client: AsyncWebClient, conf
                            ssl=client.ssl if client.ssl is not None else True) as response:
         if response.status != 200:
             hint = texts.FILE_SCOPE_HINT if response.status in (401, 403) or 300 <= response.status < 400 else ""
-            raise _Refusal(texts.FILE_HTTP.format(status=response.status) + hint)
+            raise Refusal(texts.FILE_HTTP.format(status=response.status) + hint)
         if response.content_type == "text/html" and not declared_mime.startswith("text/html"):
-            raise _Refusal(texts.FILE_SIGN_IN)  # Slack's answer to a token without files:read
+            raise Refusal(texts.FILE_SIGN_IN)  # Slack's answer to a token without files:read
         if response.content_length is not None and response.content_length > limit:
-            raise _Refusal(texts.FILE_TOO_BIG.format(size=megabytes(response.content_length), limit=_limit(config)))
+            raise Refusal(texts.FILE_TOO_BIG.format(size=megabytes(response.content_length), limit=limit_said(config)))
         size, head = 0, b""
         async for chunk in response.content.iter_chunked(_CHUNK):
             size += len(chunk)
             if size > limit:  # the declared size was a claim: stop reading, the draft is removed
-                raise _Refusal(texts.FILE_GREW.format(limit=_limit(config)))
+                raise Refusal(texts.FILE_GREW.format(limit=limit_said(config)))
             if len(head) < _HEAD:
                 head += chunk[: _HEAD - len(head)]
             draft.write(chunk)
@@ -212,21 +215,21 @@ async def _take_one(session: aiohttp.ClientSession, client: AsyncWebClient, conf
     try:
         draft = Draft(inbox)
     except OSError as exc:
-        raise _Refusal(texts.FILE_SAVE_FAILED.format(error=_said(exc))) from None
+        raise Refusal(texts.FILE_SAVE_FAILED.format(error=_said(exc))) from None
     with draft:
         try:
             size, head = await _download(session, client, config, url, draft, declared_mime)
         except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
-            raise _Refusal(texts.FILE_UNREACHABLE.format(error=_said(exc))) from None
+            raise Refusal(texts.FILE_UNREACHABLE.format(error=_said(exc))) from None
         problem = check_content(kind, head)
         if problem == "program":
-            raise _Refusal(texts.FILE_PROGRAM)
+            raise Refusal(texts.FILE_PROGRAM)
         if problem == "mismatch":
-            raise _Refusal(texts.FILE_NOT_AS_SAID.format(kind=texts.FILE_KIND_NAMES[kind]))
+            raise Refusal(texts.FILE_NOT_AS_SAID.format(kind=texts.FILE_KIND_NAMES[kind]))
         try:
             number, saved = draft.save_as(number, safe_name(name))
         except OSError as exc:
-            raise _Refusal(texts.FILE_SAVE_FAILED.format(error=_said(exc))) from None
+            raise Refusal(texts.FILE_SAVE_FAILED.format(error=_said(exc))) from None
     image = image_type(head)
     relative = Path(workbench, INBOX, saved)
     return TakenFile(path=relative, absolute=workspace / relative, name=name, size=size,
@@ -267,7 +270,7 @@ async def take_files(client: AsyncWebClient, config: Config, files: list[dict], 
                     described = await _describe(client, file)
                     got, used = await _take_one(session, client, config, Path(workspace), inbox, described, number,
                                                 workbench)
-                except _Refusal as refusal:
+                except Refusal as refusal:
                     log.info("file %r not taken: %s", _name_of(described), refusal.reason)
                     refused.append(Refused(_name_of(described), refusal.reason))
                 except Exception as exc:  # noqa: BLE001 - one broken file must not lose the others

@@ -27,7 +27,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.config import Config
 from bot.render import texts
 from bot.slack.file_folders import FLOWER, OUTBOX, open_folder
-from bot.slack.files_in import Refused, megabytes, refused_lines
+from bot.slack.files_in import Refusal, Refused, limit_said, megabytes, refused_lines
 
 __all__ = ["MAX_UPLOADS", "Uploaded", "file_key", "skipped_text", "upload_outbox"]
 
@@ -61,43 +61,35 @@ def skipped_text(skipped: list[Refused]) -> str:
     return "\n".join([texts.FILES_NOT_POSTED, *refused_lines(skipped)])
 
 
-class _Skip(Exception):
-    """A file left in the outbox for ``reason``; caught per file, so it never leaves this module."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
 def _read(outbox: int, name: str, config: Config) -> bytes:
-    """The content of ``name`` in the outbox, or ``_Skip`` with the reason."""
-    limit, too_big = config.file_max_bytes, texts.FILE_TOO_BIG
+    """The content of ``name`` in the outbox, or ``Refusal`` with the reason."""
+    limit, too_big, said = config.file_max_bytes, texts.FILE_TOO_BIG, limit_said(config)
     try:
         fd = os.open(name, _OPEN_FLAGS, dir_fd=outbox)
     except OSError as exc:  # ELOOP: a link swapped in since the listing
-        raise _Skip(texts.FILE_IS_LINK if exc.errno == errno.ELOOP
+        raise Refusal(texts.FILE_IS_LINK if exc.errno == errno.ELOOP
                     else texts.FILE_UNREADABLE.format(error=exc.strerror or type(exc).__name__)) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise _Skip(texts.FILE_IS_FOLDER if stat.S_ISDIR(info.st_mode) else texts.FILE_NOT_PLAIN)
+            raise Refusal(texts.FILE_IS_FOLDER if stat.S_ISDIR(info.st_mode) else texts.FILE_NOT_PLAIN)
         if info.st_nlink > 1:
-            raise _Skip(texts.FILE_HARD_LINKED)
+            raise Refusal(texts.FILE_HARD_LINKED)
         if info.st_size > limit:
-            raise _Skip(too_big.format(size=megabytes(info.st_size), limit=f"{config.file_max_mb:g} MB"))
+            raise Refusal(too_big.format(size=megabytes(info.st_size), limit=said))
         chunks, size = [], 0
         while chunk := os.read(fd, 1024 * 1024):
             size += len(chunk)
             if size > limit:  # it grew after fstat
-                raise _Skip(too_big.format(size=megabytes(size), limit=f"{config.file_max_mb:g} MB"))
+                raise Refusal(too_big.format(size=megabytes(size), limit=said))
             chunks.append(chunk)
     except OSError as exc:
-        raise _Skip(texts.FILE_UNREADABLE.format(error=exc.strerror or type(exc).__name__)) from None
+        raise Refusal(texts.FILE_UNREADABLE.format(error=exc.strerror or type(exc).__name__)) from None
     finally:
         os.close(fd)
     content = b"".join(chunks)
     if not content:
-        raise _Skip(texts.FILE_EMPTY)  # Slack refuses an empty upload
+        raise Refusal(texts.FILE_EMPTY)  # Slack refuses an empty upload
     return content
 
 
@@ -152,7 +144,7 @@ async def upload_outbox(client: AsyncWebClient, config: Config, workspace: Path,
                 continue
             try:
                 content = await asyncio.to_thread(_read, outbox, name, config)  # up to 10 × the limit: off the loop
-            except _Skip as skip:
+            except Refusal as skip:
                 skipped.append(Refused(name, skip.reason))
                 continue
             key = file_key(name, content)

@@ -107,16 +107,15 @@ class Intake:
         user, channel, ts = event.get("user", ""), event["channel"], event["ts"]
         if await self._command(key, user, event.get("text", "")):
             return
-        known = await self.store.get_thread(key) is not None
-        if not known and not parse(event.get("text", "")).text and not event.get("files"):
+        if await self.store.get_thread(key) is not None:
+            await self.words(key, event.get("text", ""), user, ts, shared=await self._shared(key, event))
+            return
+        said = parse(event.get("text", ""))
+        if not said.text and not event.get("files"):
             await self.outbox.send(key, "hint", notice_key("hint", channel, ts), texts.EMPTY_MENTION)
             return
         shared = await self._shared(key, event)
-        if known:
-            await self.words(key, event.get("text", ""), user, ts, shared=shared)
-        else:
-            said = parse(event.get("text", ""))
-            await self.begin(key, said.text + shared.words, user, ts, new=said.new, images=shared.images)
+        await self.begin(key, said.text + shared.words, user, ts, new=said.new, images=shared.images)
 
     async def _command(self, key: ThreadKey, user: str, text: str) -> bool:
         """``@flower /repo …`` (the channel's repository), ``@flower /limit …`` (its spend limits) and

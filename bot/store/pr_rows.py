@@ -88,14 +88,15 @@ class PullRequestsMixin(StoreCore):
         await self._changed(f"UPDATE pull_requests SET state = ?, updated_at = ? WHERE {_THREAD} AND branch = ?",
                             state, self._now(), *ThreadKey(*thread), branch)
 
-    async def watched_pull_requests(self) -> list[WatchedPullRequest]:
-        """Every open pull request with its watch (due at once and "{}" before its first read)."""
+    async def watched_pull_requests(self, *, due_by: float = RETIRED) -> list[WatchedPullRequest]:
+        """Every open pull request with its watch (due at once and "{}" before its first read);
+        ``due_by``: only those whose next read is due by then (the watcher's every tick)."""
         cols = ", ".join(f"p.{c.strip()}" for c in _COLUMNS.split(","))
         rows = await self._rows(
             f"SELECT {cols}, w.poll_at, w.state FROM pull_requests p LEFT JOIN pr_watch w ON w.team = p.team "
             "AND w.channel = p.channel AND w.thread_ts = p.thread_ts AND w.branch = p.branch "
             "WHERE p.state = 'open' AND p.number IS NOT NULL AND (w.poll_at IS NULL OR w.poll_at < ?) "
-            "ORDER BY p.updated_at", RETIRED)
+            "AND (w.poll_at IS NULL OR w.poll_at <= ?) ORDER BY p.updated_at", RETIRED, due_by)
         return [WatchedPullRequest(_row(r[:10]), r[10] or 0.0, r[11] or "{}") for r in rows]
 
     async def save_pr_watch(self, thread: ThreadKey, branch: str, *, poll_at: float, state: str) -> None:
