@@ -14,8 +14,11 @@ from typing import Any, Callable, Literal, Mapping, TypeVar
 from urllib.parse import quote, urlencode
 
 import aiohttp
+from multidict import CIMultiDict
 from yarl import URL
 
+from bot.forge.markers import Markers
+from bot.forge.pages import PER_PAGE, Page, read_pages
 from bot.forge.remote import ForgeRepo
 from bot.forge.reviews import Check, Conditional, Remark
 from engine import FlowerError
@@ -95,6 +98,13 @@ def flatten(value: Any) -> str:
     return "" if value is None else str(value).strip()
 
 
+def _a_list(data: Any) -> list[Any]:
+    """A page of a list: a JSON array, else a TypeError (``Forge.read`` words it)."""
+    if not isinstance(data, list):
+        raise TypeError(f"a page of a list is a JSON array, not {type(data).__name__}")
+    return data
+
+
 def _retry_after(headers: Mapping[str, str]) -> float | None:
     """The Retry-After header in seconds (capped), or None when absent or not a number of seconds."""
     try:
@@ -118,6 +128,7 @@ class Forge:
         self.timeout_s = timeout_s
         self._token = token
         self._session: aiohttp.ClientSession | None = None
+        self.markers = Markers(token)  # what the bot's comments end with; see bot.forge.markers
         if not token:
             raise ForgeError("no_token", (
                 f"{repo.token_env} is not set, so flower cannot open {repo.noun}s on {repo.name}. Set it to "
@@ -169,7 +180,8 @@ class Forge:
     # Reading back: every read takes a ``Conditional`` so a poll that finds nothing new is a 304.
 
     async def remarks(self, number: int, cache: Conditional | None = None) -> list[Remark]:
-        """Every remark on pull request ``number`` (the bot's own included), oldest first."""
+        """The remarks on pull request ``number`` (the bot's own included), oldest first: every one
+        said since the last read with ``cache``, and the newest pages of each kind (``bot.forge.pages``)."""
         raise NotImplementedError
 
     async def checks(self, number: int, sha: str, cache: Conditional | None = None) -> list[Check]:
@@ -208,6 +220,26 @@ class Forge:
         """The headers every request carries, the token's included."""
         raise NotImplementedError
 
+    def links(self, headers: Mapping[str, str]) -> tuple[bool, int | None]:
+        """(a page after this one is named, the last page's number or None) from a page's headers."""
+        raise NotImplementedError
+
+    async def pages(self, call: str, path: str, number: int, cache: Conditional | None, *, doing: str) -> list[Any]:
+        """The items of the list at ``path`` (on pull request ``number``) that one read takes
+        (``bot.forge.pages.read_pages``), each page conditional; a page that fails raises as ``fail``."""
+        resume = cache.resume if cache is not None else {}
+
+        async def fetch(page: int) -> Page:
+            reply = await self.send(call, "GET", path, params={"per_page": str(PER_PAGE), "page": str(page)},
+                                    cache=cache)
+            if not reply.ok:
+                raise self.fail(reply, doing, missing=self._missing(number, reply))
+            items = self.read(_a_list, reply.body, call)
+            return Page(items, *self.links(reply.headers))
+
+        items, resume[path] = await read_pages(fetch, start=resume.get(path, 1))
+        return items
+
     def scrub(self, text: str) -> str:
         """``text`` with the token replaced by ``***``: every message and log line goes through here."""
         return text.replace(self._token, "***") if self._token else text
@@ -240,7 +272,7 @@ class Forge:
         this raises ``ForgeError("unreachable")``. Any other reply is returned for the caller to read.
 
         A GET with a ``cache`` sends the ETag it holds for the URL (query included); a 304 comes back as
-        a 200 with the JSON kept from before, and a new 200 is kept and sets ``cache.changed``.
+        a 200 with the JSON and headers kept from before, and a new 200 is kept and sets ``cache.changed``.
         """
         url = self.repo.api_url + path + (f"?{urlencode(params)}" if params else "")
         kept = cache.answers.get(url) if cache is not None else None
@@ -248,12 +280,14 @@ class Forge:
         if cache is None:
             return reply
         if reply.status == 304 and kept is not None:
-            return Reply(200, kept[1], reply.headers, reply.reason)
+            headers = CIMultiDict(kept[2])
+            headers.update(reply.headers)  # a 304 need not repeat them all (a Link, say): the kept ones stand in
+            return Reply(200, kept[1], headers, reply.reason)
         if reply.status == 200:
             cache.changed = True
             etag = reply.headers.get("ETag")
             if etag:
-                cache.answers[url] = (etag, reply.body)
+                cache.answers[url] = (etag, reply.body, CIMultiDict(reply.headers))
             else:
                 cache.answers.pop(url, None)  # nothing to send back next time
         return reply

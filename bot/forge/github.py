@@ -3,15 +3,16 @@ and those that read back its review comments, reviews, conversation, checks and 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 from urllib.parse import quote
 
 from bot.forge.api import MESSAGE_CHARS, Forge, PullRequest, Reply, flatten
+from bot.forge.pages import github_links
 from bot.forge.reviews import Check, CheckState, Conditional, Dated, Remark, log_tail, oldest_first, one_line, when
 
 API_VERSION = "2022-11-28"
 _EXISTS = "a pull request already exists"  # GitHub's 422 wording when one is open for the same head
-PAGE = {"per_page": "100"}  # one page per list: a pull request the bot watches rarely has more of a kind
+PAGE = {"per_page": "100"}  # the check runs of one commit: one page (remarks are read page by page)
 _VERDICTS = {"APPROVED": "approved", "CHANGES_REQUESTED": "changes_requested", "COMMENTED": "commented"}
 _PASSED = ("success", "neutral", "skipped")  # a check run's conclusions that do not fail the commit
 _STATUSES: dict[str, CheckState] = {"pending": "pending", "success": "passed"}  # failure and error fail
@@ -93,6 +94,9 @@ class GitHub(Forge):
         owner, name = self.repo.path.split("/")
         return f"/repos/{quote(owner, safe='')}/{quote(name, safe='')}"
 
+    def links(self, headers: Mapping[str, str]) -> tuple[bool, int | None]:
+        return github_links(headers)
+
     def message_of(self, reply: Reply) -> str:
         # a 422 says "Validation Failed" in `message`; what failed is in errors[] (message, or field + code)
         said = super().message_of(reply)
@@ -155,11 +159,9 @@ class GitHub(Forge):
                 ("review comments", f"pulls/{int(number)}/comments", _line_remark),
                 ("reviews", f"pulls/{int(number)}/reviews", _review_remark),
                 ("comments", f"issues/{int(number)}/comments", _comment_remark)):
-            reply = await self.send("remarks", "GET", f"{self._base}/{path}", params=PAGE, cache=cache)
-            if not reply.ok:
-                raise self.fail(reply, f"read the {what} on the pull requests of",
-                                missing=self._missing(number, reply))
-            dated = self.read(lambda items: [parse(item) for item in items], reply.body, "remarks")
+            items = await self.pages("remarks", f"{self._base}/{path}", number, cache,
+                                     doing=f"read the {what} on the pull requests of")
+            dated = self.read(lambda found: [parse(item) for item in found], items, "remarks")
             found += [d for d in dated if d is not None]
         return oldest_first(found)
 

@@ -3,10 +3,11 @@ those that read back its discussions, approvals, pipeline and who may steer."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 from urllib.parse import quote
 
 from bot.forge.api import MESSAGE_CHARS, Forge, PullRequest, Reply, flatten
+from bot.forge.pages import gitlab_links
 from bot.forge.reviews import Check, Conditional, Dated, Remark, log_tail, oldest_first, when
 
 DEVELOPER = 30  # the lowest access level that may push a branch and open a merge request
@@ -14,7 +15,6 @@ _LEVELS = {0: "no access", 5: "Minimal access", 10: "Guest", 20: "Reporter", 30:
            50: "Owner"}
 _STATES = {"opened": "open", "locked": "open", "merged": "merged", "closed": "closed"}
 _DRAFT = "Draft: "
-PAGE = {"per_page": "100"}  # one page of discussions: a merge request the bot watches rarely has more
 # the system notes that are a review: what GitLab writes when someone approves or requests changes
 _VERDICT_NOTES = (("approved this merge request", "approved"), ("requested changes", "changes_requested"))
 
@@ -77,6 +77,9 @@ class GitLab(Forge):
         return {"PRIVATE-TOKEN": self._token, "User-Agent": "flower"}
 
     branches = "{base}/repository/branches"
+
+    def links(self, headers: Mapping[str, str]) -> tuple[bool, int | None]:
+        return gitlab_links(headers)
 
     @property
     def _base(self) -> str:
@@ -147,12 +150,9 @@ class GitLab(Forge):
         return f"{self.repo.api_url.removesuffix('/api/v4')}/{self.repo.path}/-/merge_requests/{int(number)}"
 
     async def remarks(self, number: int, cache: Conditional | None = None) -> list[Remark]:
-        reply = await self.send("remarks", "GET", f"{self._base}/merge_requests/{int(number)}/discussions",
-                                params=PAGE, cache=cache)
-        if not reply.ok:
-            raise self.fail(reply, "read the discussions on the merge requests of",
-                            missing=self._missing(number, reply))
-        return oldest_first(self.read(lambda data: _discussions(data, self._web(number)), reply.body, "remarks"))
+        items = await self.pages("remarks", f"{self._base}/merge_requests/{int(number)}/discussions", number, cache,
+                                 doing="read the discussions on the merge requests of")
+        return oldest_first(self.read(lambda data: _discussions(data, self._web(number)), items, "remarks"))
 
     async def checks(self, number: int, sha: str, cache: Conditional | None = None) -> list[Check]:
         reply = await self.send("checks", "GET", f"{self._base}/merge_requests/{int(number)}/pipelines", cache=cache)

@@ -16,21 +16,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Literal
+from typing import Any, Literal, Mapping
 
-__all__ = ["MARKER", "Check", "CheckState", "Conditional", "Dated", "Remark", "RemarkKind", "Verdict", "log_tail",
-           "marker", "oldest_first", "one_line", "when"]
+__all__ = ["Check", "CheckState", "Conditional", "Dated", "Remark", "RemarkKind", "Verdict", "log_tail",
+           "oldest_first", "one_line", "when"]
 
 RemarkKind = Literal["line", "review", "comment"]
 Verdict = Literal["", "approved", "changes_requested", "commented"]
 CheckState = Literal["pending", "passed", "failed"]
-MARKER = "<!-- flower:"  # every comment the bot writes carries one: never read back as a request
-
-
-def marker(name: str) -> str:
-    """The hidden idempotency marker ``<!-- flower:<name> -->`` a bot comment ends with."""
-    return f"{MARKER}{name} -->"
-
 
 
 @dataclass(frozen=True)
@@ -76,11 +69,14 @@ class Check:
 
 @dataclass
 class Conditional:
-    """Per URL, the ETag and the JSON of the last 200: sent back as ``If-None-Match``; a 304 reuses
-    the JSON. ``changed`` says whether any answer since ``reset()`` was new."""
+    """Per URL, the ETag, the JSON and the headers of the last 200: the ETag is sent back as
+    ``If-None-Match``; a 304 reuses the JSON and the headers. ``changed`` says whether any answer
+    since ``reset()`` was new. ``resume``: per paged list, the page its next read starts at
+    (``bot.forge.pages``; the watch keeps it across restarts)."""
 
-    answers: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    answers: dict[str, tuple[str, Any, Mapping[str, str]]] = field(default_factory=dict)
     changed: bool = False
+    resume: dict[str, int] = field(default_factory=dict)
 
     def reset(self) -> None:
         self.changed = False
@@ -113,5 +109,7 @@ def when(stamp: Any) -> datetime:
 
 
 def oldest_first(found: list[Dated]) -> list[Remark]:
-    """The remarks by created time, then by id (a forge's ids grow, so a tie keeps its order)."""
-    return [remark for _, _, remark in sorted(found, key=lambda dated: dated[:2])]
+    """The remarks by created time, then by id (a forge's ids grow, so a tie keeps its order), each
+    once (one that moved from page to page while the pages were read comes twice)."""
+    unique = {dated[2].id: dated for dated in found}
+    return [remark for _, _, remark in sorted(unique.values(), key=lambda dated: dated[:2])]

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from bot.forge.reviews import Check, Remark, one_line
 from bot.render import texts
 from bot.render.block_kit import MAX_FALLBACK, Payload, button, context, section
+from bot.render.inert import inert
 from bot.render.messages import link_url
 from bot.render.pull_request import thread_markdown
 from bot.text.split import clip, escape
@@ -119,10 +120,11 @@ def follow_up_request(remarks: Sequence[Remark], checks: Sequence[Check], *, ref
 
 
 def reply_body(*, sha: str, permalink: str, marker: str) -> str:
-    """The forge reply to a remark a follow-up addressed (markdown), ending with its idempotency marker."""
-    return f"{texts.PR_REPLY.format(sha=sha[:7], link=thread_markdown(permalink))}\n\n{marker}"
+    """The forge reply to a remark a follow-up addressed (markdown, inert), ending with its idempotency marker."""
+    return f"{inert(texts.PR_REPLY.format(sha=sha[:7], link=thread_markdown(permalink)))}\n\n{marker}"
 
 
 def replied_line(urls: Sequence[str]) -> str:
-    """The follow-up comment's line naming the remarks it worked on (their links, no mentions)."""
-    return texts.PR_REPLIED.format(links=", ".join(f"[{i}]({u})" for i, u in enumerate(urls, 1)))
+    """The follow-up comment's line naming the remarks it worked on (their links; inert, as all the bot
+    writes on a forge)."""
+    return inert(texts.PR_REPLIED.format(links=", ".join(f"[{i}]({u})" for i, u in enumerate(urls, 1))))

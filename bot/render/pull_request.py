@@ -4,17 +4,17 @@ A ``Report`` is taken from a finished run (the confirmed brief, the goal's check
 states, the judge's reason, cost and rounds) and kept in bot.db, so the body can be written when
 a person clicks, long after the run. Pure functions; the body is GitHub / GitLab markdown.
 
-The texts come from the models, so they are made inert on the forge: an ``@name`` would notify
-that person or team, and is broken with a zero-width space.
+The texts come from the models, so they are made inert on the forge (``bot.render.inert``): an
+``@name``, however spelled, would notify that person or team.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import asdict, dataclass, field
 
 from bot.render import texts
+from bot.render.inert import inert
 from bot.text.split import clip
 from engine import RunResult, check_states
 
@@ -22,7 +22,6 @@ __all__ = ["Report", "body", "comment", "report_from", "thread_markdown", "title
 
 MAX_BODY = 60_000  # GitHub refuses a body over 65,536 characters; GitLab allows more
 MAX_TITLE = 120
-_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
 _MARK = {"passed": "x", "failing": " ", "pending": " ", "unverifiable": " "}
 
 
@@ -64,7 +63,7 @@ def report_from(result: RunResult, *, cost: float, rounds: int) -> Report:
 def title(report: Report, branch: str) -> str:
     """The goal's first line, cut to fit a title; the branch when there is no goal."""
     first = next((line.strip(" #*-") for line in report.goal.splitlines() if line.strip(" #*-")), "")
-    return clip(_inert(first), MAX_TITLE) if first else branch
+    return clip(inert(first), MAX_TITLE) if first else branch
 
 
 def body(report: Report, *, thread_link: str, branch: str) -> str:
@@ -77,7 +76,7 @@ def body(report: Report, *, thread_link: str, branch: str) -> str:
     if report.brief.strip():
         parts += [texts.PR_BODY_BRIEF, report.brief.strip()]
     parts.append(_totals(report))
-    return clip(_inert("\n\n".join(parts)), MAX_BODY)
+    return clip(inert("\n\n".join(parts)), MAX_BODY)
 
 
 def comment(report: Report, *, commits: list[str], thread_link: str) -> str:
@@ -89,7 +88,7 @@ def comment(report: Report, *, commits: list[str], thread_link: str) -> str:
     if report.reason.strip():
         parts.append(_quote(report.reason))
     parts.append(_totals(report))
-    return clip(_inert("\n\n".join(parts)), MAX_BODY)
+    return clip(inert("\n\n".join(parts)), MAX_BODY)
 
 
 def _checklist(report: Report) -> str:
@@ -110,7 +109,3 @@ def _quote(text: str) -> str:
 
 def thread_markdown(url: str) -> str:
     return texts.PR_THREAD_LINK.format(url=url) if url else texts.PR_THREAD_UNKNOWN
-
-
-def _inert(text: str) -> str:
-    return _MENTION.sub("@\u200b", text)

@@ -6,6 +6,7 @@ until the pull request has been quiet for ``FLOWER_PR_BATCH_S``. ``batches``: wh
 thread (a **Work on this** click names one), ``addressing`` the one a follow-up works on: its
 line remarks get their replies after the follow-up's push (the pushed commit moves off
 ``addressing_from``). ``said``: the checks said per commit (``<sha>:<name>``, ``<sha>:passed``).
+``pages``: per list of remarks, the page its next read goes on from (``bot.forge.pages``).
 """
 
 from __future__ import annotations
@@ -14,12 +15,15 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from bot.forge.pages import CATCH_UP, PER_PAGE, WINDOW
 from bot.forge.reviews import Check, Remark
 
 __all__ = ["Batch", "Watch"]
 
 KEEP_BATCHES = 20  # older posts' buttons say the work is gone; a PR with more rounds is rare
-KEEP_SEEN = 2000  # a forge page is 100 remarks per kind; ids beyond this are long past
+# one read takes at most 3 kinds x (CATCH_UP + WINDOW) pages of remarks, and puts them last in ``seen``:
+# an id trimmed off is one the reads have moved past
+KEEP_SEEN = 3 * (CATCH_UP + WINDOW) * PER_PAGE + 1000
 
 
 @dataclass
@@ -50,6 +54,7 @@ class Watch:
     unreachable_said: bool = False
     addressing: str = ""
     addressing_from: str = ""
+    pages: dict[str, int] = field(default_factory=dict)
 
     def new_batch(self, number: int, **parts: Any) -> Batch:
         self.numbered += 1

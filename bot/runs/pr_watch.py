@@ -9,14 +9,17 @@ nothing changes the gap doubles from ``FLOWER_PR_POLL_S`` up to eight times it, 
 A remark is passed on only from someone who may steer: write access to the repository (the
 forge's member API, asked once per person per ``STEER_TTL_S``) or named in the channel's policy
 (``pr_allowed_users``). Anyone else's words never reach a model or a thread; the thread is told
-once that one was ignored. The bot's own comments (its login, or the ``<!-- flower:`` marker)
-are never read back. Remarks gather until the pull request has been quiet for
-``FLOWER_PR_BATCH_S``, then make one post; under ``pr_followup = "auto"`` a follow-up starts
-with them as its words, under ``"ask"`` (the default) **Work on this** waits for an allowed
-person. A failing check of the head commit is said once per commit and check; a pass after a
-failure once. After the follow-up's push each line remark it worked on gets a reply in its
-review thread, the others one summary comment, each once (an idempotency marker, looked for
-before posting).
+once that one was ignored. The bot's own comments (``bot.forge.markers.own``: its login) are
+never read back; a stranger's comment is a stranger's, whatever marker it copies. Remarks gather
+until the pull request has been quiet for ``FLOWER_PR_BATCH_S``, then make one post; under
+``pr_followup = "auto"`` a follow-up starts with them as its words, under ``"ask"`` (the default)
+**Work on this** waits for an allowed person. A failing check of the head commit is said once per
+commit and check; a pass after a failure once. After the follow-up's push each line remark it
+worked on gets a reply in its review thread, the others one summary comment, each once (a keyed
+marker, looked for in the bot's own comments before posting).
+
+Each read takes what was said since the last one and the newest pages (``bot.forge.pages``);
+where it stopped is kept in the watch, so a restart or another replica goes on from there.
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ from collections.abc import Callable, Sequence
 
 from bot.config import Config
 from bot.forge.client import Forge, ForgeError, PullRequest, Retry, forge_for
-from bot.forge.reviews import MARKER, Check, Conditional, Remark, marker
+from bot.forge.markers import own
+from bot.forge.reviews import Check, Conditional, Remark
 from bot.notice_keys import notice_key
 from bot.render import pr_feedback as say, texts
 from bot.render.controls import thread_value
@@ -108,6 +112,7 @@ class PrWatch:
         watch = Watch.from_json(watched.state, interval=self.config.pr_poll_s)
         cache = self._caches.setdefault((key, row.branch), Conditional())
         cache.reset()
+        cache.resume = dict(watch.pages)  # the watch says where each list's read goes on, even after a failed read
         try:
             target = await self.pull_requests.target(key)
         except (ForgeError, RepoError) as exc:  # unbound since, or the forge unknown: nothing to read
@@ -127,7 +132,9 @@ class PrWatch:
                 checks = await forge.checks(row.number, current.sha, cache) if current.sha else []
                 fresh, ignored = await self._sort(forge, target, watch, remarks, policy.pr_allowed_users)
                 if watch.addressing and row.pushed and row.pushed != watch.addressing_from:
-                    await self._reply(forge, key, watch, row.number, row.pushed, remarks)
+                    me = await self._login(forge, target)
+                    await self._reply(forge, key, watch, row.number, row.pushed, [r for r in remarks if own(
+                        r, me=me, markers=forge.markers)])
         except ForgeError as exc:
             watch.seen, watch.addressing = before  # nothing it took is lost; the replies' markers prevent twice
             log.warning("could not read back %s %s of %s: %s", target.forge.name, ref, key, exc)
@@ -140,6 +147,7 @@ class PrWatch:
             await self._save(key, row.branch, watch, now + watch.interval)
             return
         watch.unreachable_said = False
+        watch.pages = dict(cache.resume)
         auto = policy.pr_followup == "auto"
         if ignored and not watch.ignored_said:
             watch.ignored_said = True
@@ -162,19 +170,20 @@ class PrWatch:
     async def _sort(self, forge: Forge, target: Target, watch: Watch, remarks: Sequence[Remark],
                     named: frozenset[str]) -> tuple[list[Remark], list[Remark]]:
         """The remarks not seen before: those from people who may steer, and the others (whose words
-        go nowhere); every one is marked seen, the bot's own skipped."""
+        go nowhere, a copied marker or not); every one is marked seen, the bot's own skipped."""
         me = await self._login(forge, target)
         seen, fresh, ignored = set(watch.seen), [], []
         for remark in remarks:
-            if remark.id in seen:
-                continue
-            watch.seen.append(remark.id)
-            if MARKER in remark.body or (me and remark.author.lower() == me.lower()):
+            if remark.id in seen or own(remark, me=me, markers=forge.markers):
                 continue  # the bot's own words are never a request
             if remark.author.lower() in named or await self._may_steer(forge, target, remark):
                 fresh.append(remark)
             else:
                 ignored.append(remark)
+        # the remarks just read go last: what the next reads take again is never trimmed from ``seen``
+        read = [r.id for r in remarks]
+        again = set(read)
+        watch.seen = [*(i for i in watch.seen if i not in again), *read]
         return fresh, ignored
 
     async def _login(self, forge: Forge, target: Target) -> str:
@@ -237,22 +246,23 @@ class PrWatch:
         return True
 
     async def _reply(self, forge: Forge, key: ThreadKey, watch: Watch, number: int, pushed: str,
-                     remarks: Sequence[Remark]) -> None:
+                     mine: Sequence[Remark]) -> None:
         """The follow-up on ``watch.addressing`` pushed ``pushed``: one reply per line remark in its
-        review thread, one summary comment for the rest; none posted twice (markers)."""
+        review thread, one summary comment for the rest; none posted twice (the markers in ``mine``,
+        the bot's own comments: a stranger's copy stops nothing)."""
         batch = watch.batch(watch.addressing)
         watch.addressing = ""
         if batch is None:
             return
         link = await permalink(self.pull_requests.client, key.channel, key.thread_ts)
-        posted = [r.body for r in remarks]
+        posted = [r.body for r in mine]
         for remark in batch.remarks:
             if remark.kind == "line" and remark.thread:
-                note = marker(f"reply:{remark.id}")
+                note = forge.markers.make(f"reply:{remark.id}")
                 if not any(note in body for body in posted):
                     await forge.reply(number, remark, say.reply_body(sha=pushed, permalink=link, marker=note))
         others = [r.url for r in batch.remarks if r.kind != "line" or not r.thread]
-        note = marker(f"replied:{batch.id}")
+        note = forge.markers.make(f"replied:{batch.id}")
         if others and not any(note in body for body in posted):
             await forge.comment(number, f"{say.replied_line(others)}\n\n{note}")
 

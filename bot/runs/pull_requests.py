@@ -24,7 +24,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Config
 from bot.forge.client import Forge, ForgeError, PullRequest, Retry, forge_for
-from bot.forge.reviews import marker
+from bot.forge.markers import own
 from bot.forge.push import branch_commit, commits_between, delete_branch, push_branch
 from bot.forge.remote import ForgeRepo, recognise
 from bot.render import messages as render, pull_request as pr_text, texts
@@ -176,8 +176,10 @@ class PullRequests:
                                                      self.config.home)
                     report = Report.from_json(row.report) or Report()
                     link = await permalink(self.client, key.channel, key.thread_ts)
-                    note = marker(f"update:{pushed.commit}")  # a retry after a timeout finds it and posts nothing
-                    if not any(note in r.body for r in await forge.remarks(row.number)):
+                    # a retry after a timeout finds it among the bot's own comments and posts nothing
+                    note, me = forge.markers.make(f"update:{pushed.commit}"), await forge.me()
+                    if not any(note in r.body for r in await forge.remarks(row.number)
+                               if own(r, me=me, markers=forge.markers)):
                         await forge.comment(row.number, pr_text.comment(report, commits=commits, thread_link=link)
                                             + f"\n\n{note}")
             await self._record(key, row.branch, current, pushed.commit)

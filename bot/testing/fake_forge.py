@@ -16,7 +16,7 @@ from bot.forge.remote import ForgeKind
 from engine import FlowerError
 from bot.testing.forge_github import GitHubApi
 from bot.testing.forge_gitlab import GitLabApi, discussion_id
-from bot.testing.forge_hosted import Hosted, Pipeline, Pull, Run, Status, Text
+from bot.testing.forge_hosted import Hosted, Paged, Pipeline, Pull, Run, Status, Text
 
 State = Literal["open", "closed", "merged"]
 Access = Literal["write", "read", "none"]
@@ -66,7 +66,8 @@ class FakeForge:
     ``commit_status``) and who may write (``set_access``) are set up by the test; the token's own user
     is ``flower-bot`` (GitLab id 1), who writes whatever comes in through the API. Every 200 to a GET
     with JSON carries an ETag (a planned ``fail`` answer has none), and a request whose If-None-Match
-    is that ETag gets 304 with no body.
+    is that ETag gets 304 with no body. Lists of remarks come in pages as each forge cuts them
+    (``per_page``, ``page``; GitHub's Link header, GitLab's x-next-page and x-total-pages).
     """
 
     def __init__(self, kind: ForgeKind, *, bare_dir: Path, token: str = "test-forge-token") -> None:
@@ -260,12 +261,17 @@ class FakeForge:
         status, answer = await self._api.answer(request.method, segments, dict(request.query), body)
         if isinstance(answer, Text):
             return web.Response(text=answer, status=status, content_type="text/plain")
+        headers: dict[str, str] = {}
+        if isinstance(answer, Paged):
+            headers, answer = self._api.page_headers(request.url, answer), answer.items
         if request.method != "GET" or status != 200:
-            return web.json_response(answer, status=status)
+            return web.json_response(answer, status=status, headers=headers)
+        # the ETag is the page's JSON alone and a 304 repeats no other header (HTTP does not require the
+        # Link): the harshest a forge may do, so the client must keep a page's headers from its 200
         etag = '"' + hashlib.sha1(json.dumps(answer, sort_keys=True).encode()).hexdigest() + '"'
         if request.headers.get("If-None-Match") == etag:
             return web.Response(status=304, headers={"ETag": etag})
-        return web.json_response(answer, headers={"ETag": etag})
+        return web.json_response(answer, headers={**headers, "ETag": etag})
 
     def _fault(self, method: str, path: str) -> Fault | None:
         for fault in self._faults:

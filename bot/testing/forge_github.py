@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from bot.testing.forge_hosted import BOT, Answer, Hosted, Note, Project, Pull, bearer, shape
+from yarl import URL
+
+from bot.testing.forge_hosted import BOT, Answer, Hosted, Note, Paged, Project, Pull, bearer, paged, shape
 
 GITHUB_DOCS = "https://docs.github.com/rest"
 
@@ -16,8 +18,8 @@ def _stamp(note: Note) -> str:
     return note.created.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _page(items: list[Any], query: dict[str, str]) -> list[Any]:
-    return items[: int(query.get("per_page", "30"))]
+def _page(items: list[Any], query: dict[str, str]) -> Paged:
+    return paged(items, query, default=30)  # GitHub's default page is 30 items
 
 
 class GitHubApi:
@@ -29,6 +31,15 @@ class GitHubApi:
     @staticmethod
     def authorised(headers: Mapping[str, str], token: str) -> bool:
         return bearer(headers) == token
+
+    @staticmethod
+    def page_headers(url: URL, page: Paged) -> dict[str, str]:
+        """GitHub's ``Link`` header for ``page`` of the list at ``url``: next and last while pages
+        follow, first and prev after the first."""
+        rels = ([("next", page.page + 1), ("last", page.pages)] if page.page < page.pages else []) + \
+               ([("first", 1), ("prev", page.page - 1)] if page.page > 1 else [])
+        links = [f'<{url.update_query(page=str(number))}>; rel="{rel}"' for rel, number in rels]
+        return {"Link": ", ".join(links)} if links else {}
 
     @staticmethod
     def status_body(status: int) -> dict[str, Any]:
@@ -155,7 +166,7 @@ class GitHubApi:
         state = query.get("state", "open")
         found = [p for p in self.hosted.newest_first(path, head)
                  if state == "all" or (p.state == "open") == (state == "open")]
-        return [await self._pull_json(p) for p in _page(found, query)]
+        return [await self._pull_json(p) for p in _page(found, query).items]
 
     async def _create(self, project: Project, body: dict[str, Any]) -> Answer:
         head, base = str(body.get("head", "")), str(body.get("base", ""))

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from bot.testing.forge_hosted import BOT, Answer, Hosted, Note, Project, Pull, Run, Text, bearer, shape
+from yarl import URL
+
+from bot.testing.forge_hosted import BOT, Answer, Hosted, Note, Paged, Project, Pull, Run, Text, bearer, paged, shape
 
 GITLAB_DRAFT_PREFIXES = ("draft:", "[draft]", "(draft)")  # the title prefixes GitLab reads as a draft
 _LEVELS = {"write": 30, "read": 20}  # Developer, Reporter; "none" is no member
@@ -43,6 +45,18 @@ class GitLabApi:
     @staticmethod
     def authorised(headers: Mapping[str, str], token: str) -> bool:
         return headers.get("PRIVATE-TOKEN", "") == token or bearer(headers) == token
+
+    @staticmethod
+    def page_headers(url: URL, page: Paged) -> dict[str, str]:
+        """GitLab's pagination headers for ``page`` (``x-next-page`` empty on the last page)."""
+        after = str(page.page + 1) if page.page < page.pages else ""
+        before = str(page.page - 1) if page.page > 1 else ""
+        links = [f'<{url.update_query(page=number)}>; rel="{rel}"'
+                 for rel, number in (("next", after), ("prev", before), ("first", "1"), ("last", str(page.pages)))
+                 if number]
+        return {"x-page": str(page.page), "x-per-page": str(page.per_page), "x-total": str(page.total),
+                "x-total-pages": str(page.pages), "x-next-page": after, "x-prev-page": before,
+                "Link": ", ".join(links)}
 
     @staticmethod
     def status_body(status: int) -> dict[str, Any]:
@@ -101,10 +115,10 @@ class GitLabApi:
             pull = self.hosted.pull(path, rest[1])
             if pull is None:
                 return 404, {"message": "404 Not found"}
-            return await self._on_merge_request(route, rest, pull, body)
+            return await self._on_merge_request(route, rest, pull, query, body)
         return 404, {"message": "404 Not Found"}
 
-    async def _on_merge_request(self, route: tuple[str, ...], rest: list[str], pull: Pull,
+    async def _on_merge_request(self, route: tuple[str, ...], rest: list[str], pull: Pull, query: dict[str, str],
                                 body: dict[str, Any]) -> Answer:
         if route == ("GET", "merge_requests", "*"):
             return 200, await self._mr_json(pull)
@@ -115,9 +129,9 @@ class GitLabApi:
             threads: dict[int, list[Note]] = {}
             for note in pull.notes:  # a thread's first note is older than its replies: the threads in order
                 threads.setdefault(note.thread, []).append(note)
-            return 200, [{"id": discussion_id(thread), "notes": [self._note_json(pull, n) for n in notes],
-                          "individual_note": len(notes) == 1 and notes[0].kind != "line"}
-                         for thread, notes in threads.items()]
+            return 200, paged([{"id": discussion_id(thread), "notes": [self._note_json(pull, n) for n in notes],
+                                "individual_note": len(notes) == 1 and notes[0].kind != "line"}
+                               for thread, notes in threads.items()], query, default=20)
         if route == ("POST", "merge_requests", "*", "discussions", "*", "notes"):
             opened = next((n for n in pull.notes if n.reply_to is None and discussion_id(n.id) == rest[3]), None)
             if opened is None:

@@ -25,6 +25,28 @@ class Text(str):
     """An answer that is text/plain, not JSON (a GitLab job's log)."""
 
 
+@dataclass(frozen=True)
+class Paged:
+    """One page of a list answer: its items, its number, how many pages the list has at ``per_page``
+    and how many items; each forge's API writes the headers that say so (GitHub's Link, GitLab's
+    x-next-page and x-total-pages)."""
+
+    items: list[Any]
+    page: int
+    pages: int
+    per_page: int
+    total: int
+
+
+def paged(items: list[Any], query: Mapping[str, str], *, default: int) -> Paged:
+    """Page ``page`` of ``items`` at ``per_page`` (``default`` when not asked, at most 100), as both forges
+    cut a list: a page past the end is empty."""
+    per_page = max(1, min(100, int(query.get("per_page") or default)))
+    page = max(1, int(query.get("page") or 1))
+    pages = max(1, -(-len(items) // per_page))
+    return Paged(items[(page - 1) * per_page: page * per_page], page, pages, per_page, len(items))
+
+
 def shape(method: str, rest: list[str], fixed: int = 0) -> tuple[str, ...]:
     """A request's route: ``("GET", "pulls", "*", "comments")`` for GET pulls/12/comments. After the
     first ``fixed`` segments, names and ids alternate, and every id is a "*"."""

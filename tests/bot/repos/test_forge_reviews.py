@@ -11,8 +11,9 @@ import pytest
 import pytest_asyncio
 
 from bot.forge.client import ForgeError, Retry, forge_for
+from bot.forge.pages import CATCH_UP, WINDOW
 from bot.forge.remote import ForgeSettings, recognise
-from bot.forge.reviews import Check, Conditional, Remark, log_tail, marker, one_line
+from bot.forge.reviews import Check, Conditional, Remark, log_tail, one_line
 from bot.testing.fake_forge import FakeForge
 
 FAST = Retry(tries=3, first_delay_s=0.01)
@@ -82,11 +83,11 @@ async def test_remarks_of_every_kind_oldest_first(opened, kind):
     fake.review(number, "carol", "CHANGES_REQUESTED", "Needs tests")
     fake.review_comment(number, "bob", "Agreed", path="app/login.py", line=12, reply_to=first)
     fake.review(number, "dave", "APPROVED")
-    await client.comment(number, f"Pushed again.\n{marker('update:1')}")
+    await client.comment(number, f"Pushed again.\n{client.markers.make('update:1')}")
     remarks = await client.remarks(number)
     line = ("line", "alice", "Rename this", "app/login.py:12", "")
     reply = ("line", "bob", "Agreed", "app/login.py:12", "")
-    bot = ("comment", "flower-bot", f"Pushed again.\n{marker('update:1')}", "", "")
+    bot = ("comment", "flower-bot", f"Pushed again.\n{client.markers.make('update:1')}", "", "")
     if kind == "github":
         assert _seen(remarks) == [("comment", "erin", "Can it log in with SSO?", "", ""), line,
                                   ("review", "carol", "Needs tests", "", "changes_requested"), reply,
@@ -165,6 +166,62 @@ async def test_a_second_read_with_the_same_conditional_is_a_304(opened, kind):
     fake.conversation_comment(number, "erin", "And the docs?")
     newer = await client.remarks(number, cache)
     assert cache.changed and [r.body for r in newer] == ["Rename this", "And the docs?"]
+
+
+def _conversation(kind: str, number: int) -> str:
+    """The end of the path of the list that holds the conversation's comments."""
+    return f"/issues/{number}/comments" if kind == "github" else f"/merge_requests/{number}/discussions"
+
+
+def _pages_of(fake, start: int, ending: str) -> list[tuple[int, bool]]:
+    """(page, conditional) of every request for the list at ``ending`` since request ``start``."""
+    return [(int(r.query["page"]), bool(r.headers.get("If-None-Match")))
+            for r in fake.requests[start:] if r.path.endswith(ending)]
+
+
+@KINDS
+async def test_a_remark_after_a_hundred_others_is_read_and_reads_stay_conditional(opened, kind):
+    fake, client, number = await opened(kind)
+    fake.set_access("octocat", "write")
+    for i in range(130):
+        fake.conversation_comment(number, "mallory", f"noise {i}")
+    fake.conversation_comment(number, "octocat", "Blocking: the migration drops the users table")
+    cache = Conditional()
+    start = len(fake.requests)
+    remarks = await client.remarks(number, cache)
+    assert remarks[-1].body == "Blocking: the migration drops the users table" and len(remarks) == 131
+    assert _pages_of(fake, start, _conversation(kind, number)) == [(1, False), (2, False)]
+    assert all(r.query.get("per_page") == "100" for r in fake.requests[start:])
+    cache.reset()
+    start = len(fake.requests)
+    assert await client.remarks(number, cache) == remarks and not cache.changed  # every page a 304
+    assert fake.requests[start:] and all(r.status == 304 for r in fake.requests[start:])
+    assert _pages_of(fake, start, _conversation(kind, number)) == [(2, True), (1, True)]
+    fake.conversation_comment(number, "octocat", "And the rollback?")
+    assert (await client.remarks(number, cache))[-1].body == "And the rollback?" and cache.changed
+
+
+@KINDS
+async def test_a_flood_after_a_remark_delays_it_but_never_hides_it(opened, kind):
+    fake, client, number = await opened(kind)
+    cache = Conditional()
+    for i in range(150):
+        fake.conversation_comment(number, "mallory", f"before {i}")
+    await client.remarks(number, cache)  # the bot has read up to here
+    for i in range(700):
+        fake.conversation_comment(number, "mallory", f"flood {i}")
+    fake.conversation_comment(number, "octocat", "Blocking: the migration drops the users table")
+    for i in range(1300):
+        fake.conversation_comment(number, "mallory", f"flood after {i}")
+    found, reads = False, 0
+    while not found:
+        start = len(fake.requests)
+        bodies = [r.body for r in await client.remarks(number, cache)]
+        reads, found = reads + 1, "Blocking: the migration drops the users table" in bodies
+        assert "flood after 1299" in bodies  # the newest come with every read
+        assert len(_pages_of(fake, start, _conversation(kind, number))) <= CATCH_UP + WINDOW
+        assert reads <= 4
+    assert reads >= 2  # more pages came after where the bot had read to than one read takes
 
 
 async def test_an_answer_without_an_etag_is_new_and_not_kept(opened):
