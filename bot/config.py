@@ -30,6 +30,7 @@ from bot.config_values import (
     domains,
     flag,
     ids,
+    listen_host,
     megabytes,
     seconds,
     switch,
@@ -40,12 +41,14 @@ from bot.policy import ChannelPolicy, Policy
 from bot.sandbox import default_domains
 
 
-__all__ = ["AUTO", "Config", "ConfigError", "Mode", "load_config", "mask"]
+__all__ = ["AUTO", "LOOPBACK", "Config", "ConfigError", "Mode", "load_config", "load_store_config", "mask"]
 
 Mode = Literal["socket", "http"]
 DEFAULT_API_URL = "https://slack.com/api/"
 DEFAULT_HOME = "~/.flower"
 AUTO = Path(".env")  # the default dotenv: the .env of the current folder, read only for os.environ
+LOOPBACK = "127.0.0.1"
+METRICS_TOKEN_MIN = 16  # characters: a short token can be guessed
 
 _SECRET_PREFIX = re.compile(r"[a-z]{3,5}-")  # xoxb-, xapp-, xoxp-: not secret, and the usual mistake
 
@@ -97,7 +100,9 @@ class Config:
     pr_poll_s: float = 60.0  # FLOWER_PR_POLL_S: how often an open pull request is read back (backs off when quiet)
     pr_batch_s: float = 120.0  # FLOWER_PR_BATCH_S: the quiet window that gathers review remarks into one post
     limits: Limits = Limits()  # FLOWER_LIMIT_*_USD: spend limits (bot.limits)
-    metrics_port: int | None = None  # FLOWER_METRICS_PORT: /metrics, /healthz, /readyz (0: a free local port)
+    metrics_port: int | None = None  # FLOWER_METRICS_PORT: /metrics, /healthz, /readyz (0: a free port)
+    metrics_host: str = LOOPBACK  # FLOWER_METRICS_HOST: where that endpoint listens (this machine only by default)
+    metrics_token: str = ""  # FLOWER_METRICS_TOKEN: the bearer token the endpoint asks for ("" asks none)
     policy: Policy | None = None  # FLOWER_POLICY: per-channel settings over these (bot.policy)
     file_max_mb: float = 20.0  # FLOWER_FILE_MAX_MB: the largest file taken from a thread or posted back (MiB)
 
@@ -144,7 +149,7 @@ class Config:
             raise ConfigError(_OPEN)
 
     def __repr__(self) -> str:
-        secrets = {"bot_token", "app_token", "signing_secret"}
+        secrets = {"bot_token", "app_token", "signing_secret", "metrics_token"}
         parts = []
         for name in self.__dataclass_fields__:
             value = getattr(self, name)
@@ -184,11 +189,7 @@ def load_config(environ: Mapping[str, str] | None = None, *, dotenv: str | Path 
     exists, but only when ``environ`` is None, so callers passing a mapping see only it. An
     explicit ``dotenv`` path must exist. Empty values count as unset.
     """
-    if environ is None:
-        environ = os.environ
-    elif dotenv is AUTO:
-        dotenv = None
-    env = _merge(environ, dotenv)
+    env, dotenv = _settings(environ, dotenv)
     bot_token = _token(env, "SLACK_BOT_TOKEN", "xoxb-", _BOT_TOKEN_FIX, required=True)
     app_token = _token(env, "SLACK_APP_TOKEN", "xapp-", _APP_TOKEN_FIX)
     signing_secret = _signing_secret(env)
@@ -229,11 +230,32 @@ def load_config(environ: Mapping[str, str] | None = None, *, dotenv: str | Path 
         metrics_port=whole_number(env, "FLOWER_METRICS_PORT", 0, low=0, high=65535,
                                   fix="the port of /metrics, /healthz and /readyz")
         if env.get("FLOWER_METRICS_PORT") else None,
+        metrics_host=listen_host(env, "FLOWER_METRICS_HOST", LOOPBACK, fix=f"Leave it unset for {LOOPBACK} (this "
+                                 "machine only), or set 0.0.0.0 (every interface, as in a container scraped from "
+                                 "outside) and FLOWER_METRICS_TOKEN."),
+        metrics_token=_metrics_token(env),
         file_max_mb=megabytes(env, "FLOWER_FILE_MAX_MB", 20.0,
                               fix="the largest file flower takes from a thread or posts back"),
     )
-    return replace(config, policy=Policy(Path(env.get("FLOWER_POLICY") or config.home / "policy.toml").expanduser(),
-                                         config.base_policy(), env))
+    return replace(config, policy=Policy(_policy_path(env, config.home), config.base_policy(), env))
+
+
+def load_store_config(environ: Mapping[str, str] | None = None, *, dotenv: str | Path | None = AUTO
+                      ) -> tuple[Config, str]:
+    """Only what reaching the bot's store takes (``FLOWER_HOME``, ``FLOWER_DATABASE_URL``: raises
+    ``ConfigError`` for those alone), for the reports an operator reads while the bot's other
+    settings may be broken; and why the policy file would stop the bot ("" when it would not)."""
+    env, _ = _settings(environ, dotenv)
+    config = Config(bot_token="", home=_home(env), database_url=_database_url(env))
+    try:
+        Policy(_policy_path(env, config.home), ChannelPolicy(), env)
+    except ConfigError as exc:
+        return config, str(exc)
+    return config, ""
+
+
+def _policy_path(env: dict[str, str], home: Path) -> Path:
+    return Path(env.get("FLOWER_POLICY") or home / "policy.toml").expanduser()
 
 
 def _limits(env: dict[str, str]) -> Limits:
@@ -241,6 +263,15 @@ def _limits(env: dict[str, str]) -> Limits:
         return Limits.from_env(env)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
+
+
+def _metrics_token(env: dict[str, str]) -> str:
+    value = env.get("FLOWER_METRICS_TOKEN", "")
+    if value and (len(value) < METRICS_TOKEN_MIN or not all("!" <= c <= "~" for c in value)):
+        raise ConfigError(f"FLOWER_METRICS_TOKEN must be at least {METRICS_TOKEN_MIN} printable ASCII characters "
+                          f"with no spaces; got {mask(value)} ({len(value)} characters). Make one with: "
+                          "python -c 'import secrets; print(secrets.token_urlsafe(32))'")
+    return value
 
 
 def _forges(env: dict[str, str]) -> ForgeSettings:
@@ -273,6 +304,14 @@ def _agent_env(env: dict[str, str]) -> dict[str, str]:
 
 _BOT_TOKEN_FIX = "Copy the Bot User OAuth Token (OAuth & Permissions → Install to Workspace)."
 _APP_TOKEN_FIX = "Create an app-level token with the connections:write scope (Basic Information → App-Level Tokens)."
+
+
+def _settings(environ: Mapping[str, str] | None, dotenv: str | Path | None) -> tuple[dict[str, str], Path | None]:
+    """The environment (``os.environ`` by default) over the ``.env`` file, and that file if read:
+    ``AUTO`` is read only for the process's own environment."""
+    if environ is not None and dotenv is AUTO:
+        dotenv = None
+    return _merge(os.environ if environ is None else environ, dotenv), None if dotenv is None else Path(dotenv)
 
 
 def _merge(environ: Mapping[str, str], dotenv: str | Path | None) -> dict[str, str]:

@@ -5,14 +5,15 @@ value and the fix."""
 from __future__ import annotations
 
 import re
+from ipaddress import ip_address
 from urllib.parse import urlsplit
 
 from bot.sandbox import default_domains
 from bot.text.outside import mask_credentials
 from engine import FlowerError
 
-__all__ = ["CHANNEL_ID", "PERSON_OR_GROUP", "USER_ID", "ConfigError", "base_url", "domains", "flag", "ids", "seconds", "switch",
-           "whole_number"]
+__all__ = ["CHANNEL_ID", "PERSON_OR_GROUP", "USER_ID", "ConfigError", "base_url", "domains", "flag", "ids",
+           "listen_host", "seconds", "switch", "whole_number"]
 
 USER_ID = re.compile(r"[UW][A-Z0-9]{2,}")
 PERSON_OR_GROUP = re.compile(r"[UWS][A-Z0-9]{2,}")  # a policy may name user groups (S…) too
@@ -34,6 +35,15 @@ def base_url(env: dict[str, str], name: str, default: str, *, example: str) -> s
     return raw.rstrip("/")
 
 
+def listen_host(env: dict[str, str], name: str, default: str, *, fix: str) -> str:
+    """An IP address (or ``localhost``) a server listens on."""
+    raw = env.get(name, default)
+    try:
+        return raw if raw == "localhost" else str(ip_address(raw))
+    except ValueError:
+        raise ConfigError(f"{name} must be an IP address to listen on; got {raw!r}. {fix}") from None
+
+
 def switch(env: dict[str, str], name: str, *, fix: str) -> bool:
     raw = env.get(name, "on").lower()
     if raw not in ("on", "off", "1", "0"):
@@ -45,7 +55,7 @@ DOMAIN = re.compile(r"(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9
 
 
 def domains(env: dict[str, str]) -> tuple[str, ...]:
-    raw = env.get("FLOWER_SANDBOXDOMAINS")
+    raw = env.get("FLOWER_SANDBOX_DOMAINS")
     if raw is None:
         return default_domains(env.get("ANTHROPIC_BASE_URL"))
     names = [part for part in re.split(r"[\s,]+", raw) if part]
@@ -54,7 +64,7 @@ def domains(env: dict[str, str]) -> tuple[str, ...]:
     for name in names:
         if not DOMAIN.fullmatch(name):
             raise ConfigError(
-                f"FLOWER_SANDBOXDOMAINS must list host names (pypi.org, *.example.com), separated by "
+                f"FLOWER_SANDBOX_DOMAINS must list host names (pypi.org, *.example.com), separated by "
                 f"commas, or none; got {name!r}. Give the host alone, without scheme, port or path.")
     return tuple(names)
 

@@ -5,6 +5,10 @@ Five scopes: one ``request`` (its mention, follow-up or ``/new`` and every run i
 asked) per calendar month, and the whole installation (``month``) per calendar month. Months
 are UTC calendar months. Defaults come from ``FLOWER_LIMIT_*_USD``; a channel's own limits (set
 from Slack with ``@flower /limit``) override them there.
+
+Who may change what: ``month`` and ``user`` count spend in every channel (``INSTALLATION``), so
+only the installation's admins may set them freely; a channel's own admins may only lower one in
+their channel (``lowers``), never raise or remove it.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from dataclasses import dataclass, fields, replace
 from datetime import datetime, timezone
 from typing import Literal, get_args
 
-__all__ = ["ENV", "SCOPES", "Limits", "Scope", "month_start", "parse_usd"]
+__all__ = ["ENV", "INSTALLATION", "SCOPES", "Limits", "Scope", "lowers", "month_start", "parse_usd"]
 
 Scope = Literal["request", "thread", "channel", "user", "month"]
 SCOPES: tuple[Scope, ...] = get_args(Scope)
@@ -27,6 +31,7 @@ ENV: dict[Scope, str] = {
     "month": "FLOWER_LIMIT_MONTH_USD",
 }
 NEAR = 0.8  # the status says once that this share of a limit is spent
+INSTALLATION: tuple[Scope, ...] = ("user", "month")  # the operator's caps: they sum spend across channels
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,20 @@ def parse_usd(raw: str, *, source: str) -> float:
         raise ValueError(f"{source} must be an amount in US dollars above 0; got {raw!r}. Write it as, "
                          "for example, 20 or 0.50 (leave it unset for no limit).")
     return value
+
+
+def lowers(usd: float | None, in_force: float | None) -> bool:
+    """True when setting a channel's own limit to ``usd`` (None: removing it) cannot raise the
+    limit ``in_force`` there now (None: no limit).
+
+    The rule a channel's admins meet for an installation-wide scope: at most what is in force,
+    never ``off`` over a limit (removing the channel's own value could bring back a higher one).
+    Comparing with what is in force, not with the operator's default, is what keeps a lowering
+    made by the operator for this channel from being undone by the channel's admins.
+    """
+    if in_force is None:
+        return True
+    return usd is not None and usd <= in_force
 
 
 def month_start(now: float) -> float:

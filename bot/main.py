@@ -27,10 +27,10 @@ from bot.render import texts
 from bot.slack.app import build_app
 from bot.slack.catchup import catch_up, recent_threads
 from bot.runs.transport import Answers
-from bot.health import health_app
+from bot.health import exposed, health_app
 from bot.metrics import MeasuredWebClient, Metrics
 from bot.reports import report
-from bot.config import Config, load_config
+from bot.config import Config, load_config, load_store_config
 from bot.slack.intake import Intake
 from bot.slack.middleware import Gate
 from bot.runs.jobs import BotOptions, Jobs
@@ -184,12 +184,15 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
         site = web.TCPSite(bot.web_runner, "0.0.0.0" if config.port else "127.0.0.1", config.port)
         await site.start()
         bot.port = bot.web_runner.addresses[0][1]
-    if config.metrics_port is not None:  # the operator's endpoint: never on Slack's port
-        bot.health_runner = web.AppRunner(health_app(metrics, store, jobs, bot.slack_ready), handle_signals=False)
+    if config.metrics_port is not None:  # the operator's endpoint: never on Slack's port, private by default
+        bot.health_runner = web.AppRunner(health_app(metrics, store, jobs, bot.slack_ready, token=config.metrics_token),
+                                          handle_signals=False)
         await bot.health_runner.setup()
-        await web.TCPSite(bot.health_runner, "0.0.0.0" if config.metrics_port else "127.0.0.1",
-                          config.metrics_port).start()
+        await web.TCPSite(bot.health_runner, config.metrics_host, config.metrics_port).start()
         bot.metrics_port = bot.health_runner.addresses[0][1]
+        if exposed(config.metrics_host, config.metrics_token):
+            log.warning("FLOWER_METRICS_HOST=%s with no FLOWER_METRICS_TOKEN: whoever reaches port %d reads the "
+                        "spend by channel; set FLOWER_METRICS_TOKEN", config.metrics_host, bot.metrics_port)
     if settle_gc:
         freeze_gc()
     if replicas.clustered:  # the threads of a replica that died (this one's last life too) are taken over
@@ -254,12 +257,15 @@ def main(argv: list[str] | None = None) -> int:
     worktrees of threads that are no longer active (their branches stay), ``flower-bot usage`` and
     ``flower-bot audit`` print the ledger and the audit trail (``bot.reports``)."""
     args = sys.argv[1:] if argv is None else list(argv)
-    if args[:1] in (["usage"], ["audit"]):
+    if args[:1] in (["usage"], ["audit"]):  # the store alone: an operator reads them while the bot is broken
         try:
-            config = load_config()
+            config, policy_problem = load_store_config()
         except FlowerError as exc:
             print(f"flower-bot: {exc}", file=sys.stderr)
             return EXIT_CONFIG
+        if policy_problem:
+            print(f"flower-bot: warning: {policy_problem} (the report does not need the policy; the bot would not "
+                  "start with it)", file=sys.stderr)
         sys.stdout.write(asyncio.run(report(config, args)))
         return 0
     if args not in ([], ["cleanup"]):

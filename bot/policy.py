@@ -83,6 +83,12 @@ class Policy:
             self._channels[channel] = self._apply(merged)
         return self._channels[channel]
 
+    def defaults(self) -> ChannelPolicy:
+        """The ``[defaults]`` table over the environment: what no channel's table has changed (its
+        ``admins`` are the installation's, with ``FLOWER_ADMINS``)."""
+        self._load(strict=False)
+        return self._apply(self._tables.get("defaults", {}))
+
     def tables(self) -> dict[str, dict[str, Any]]:
         """The policy in force, table by table (``/policy`` shows them)."""
         self._load(strict=False)

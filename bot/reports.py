@@ -1,6 +1,8 @@
 """``flower-bot usage`` and ``flower-bot audit``: the ledger and the audit trail, for whoever runs flower.
 
-They read the bot's store (``bot.db`` or ``FLOWER_DATABASE_URL``) and print to standard output:
+They read the bot's store (``bot.db`` or ``FLOWER_DATABASE_URL``) and nothing else of the settings
+(``bot.config.load_store_config``: no Slack token; a bad policy file is only a warning), so an
+operator reads them while the bot itself cannot start. They print to standard output:
 spend summed by channel, person, thread or model (``--format table``, ``csv`` or ``json``), and
 every recorded action in order. ``--since`` takes a UTC date (``2026-12-01``); without it, all.
 """

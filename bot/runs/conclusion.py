@@ -17,6 +17,7 @@ from bot.notice_keys import notice_key
 from bot.render import deadline as render_deadline, pull_request as pr_text, repo as render_repo, texts
 from bot.render import controls
 from bot.render.limit_notices import limit_reached
+from bot.runs.limit_commands import limit_admins
 from bot.render.failures import failure_reason
 from bot.render.feedback import with_feedback
 from bot.repos.git import RepoError, remotes
@@ -93,7 +94,7 @@ async def conclude(run: ThreadRun, outcome: Outcome) -> None:
         r = outcome.reached
         s.metrics.limit_pauses.labels(r.scope).inc()
         log.info("run in %s paused at the %s limit ($%.2f, $%.4f spent)", name, r.scope, r.limit, r.spent)
-        shown = limit_reached(r.scope, r.limit, r.spent, sorted(s.config.for_channel(key.channel).admins),
+        shown = limit_reached(r.scope, r.limit, r.spent, sorted(limit_admins(s.config, key.channel, r.scope)),
                               controls.thread_value(key))
         await s.outbox.send(key, "limit", notice_key("limit", key, time.time()), shown["text"], shown["blocks"])
 

@@ -4,6 +4,10 @@
 A channel's own limit (in ``bot.db``'s ``limits``) overrides the ``FLOWER_LIMIT_*_USD`` default
 there; ``off`` removes it. Every change is in the audit trail. A run paused at a limit goes on
 when someone replies after the limit was raised (``bot.runs.spend``).
+
+The installation's admins may set any scope; a channel's own admins set ``request``, ``thread``
+and ``channel``, and may only lower ``user`` and ``month`` there (``bot.limits.lowers``): those
+are the operator's caps, and a raise is refused in the thread, saying who may.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import time
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Config
-from bot.limits import SCOPES, month_start, parse_usd
+from bot.limits import INSTALLATION, SCOPES, lowers, month_start, parse_usd
 from bot.notice_keys import notice_key
 from bot.records import ThreadKey
 from bot.render import messages as render, texts
@@ -24,7 +28,21 @@ from bot.slack.outbox import Outbox, ephemeral
 from bot.slack.user_groups import UserGroups
 from bot.store.bot_store import BotStore
 
-__all__ = ["LimitCommands"]
+__all__ = ["LimitCommands", "installation_admins", "limit_admins"]
+
+
+def installation_admins(config: Config) -> frozenset[str]:
+    """Who governs the whole installation from Slack: ``FLOWER_ADMINS`` and the policy's
+    ``[defaults]`` admins, never a channel's own (``[channel.C…] admins``)."""
+    return config.admins | (config.policy.defaults().admins if config.policy is not None else frozenset())
+
+
+def limit_admins(config: Config, channel: str, scope: str) -> frozenset[str]:
+    """Who may set ``scope``'s limit in ``channel`` to any value (the pause names them): the
+    installation's admins, and for a scope of the channel's own (``request``, ``thread``,
+    ``channel``) its admins too."""
+    everywhere = installation_admins(config)
+    return everywhere if scope in INSTALLATION else everywhere | config.for_channel(channel).admins
 
 
 class LimitCommands:
@@ -39,7 +57,8 @@ class LimitCommands:
         if not scope:
             await self._show(key, user)
             return
-        if not await self.groups.has(self.config.for_channel(key.channel).admins, user):
+        operator = await self.groups.has(installation_admins(self.config), user)
+        if not operator and not await self.groups.has(self.config.for_channel(key.channel).admins, user):
             await ephemeral(self.client, key.channel, user, texts.LIMIT_ADMINS_ONLY.format(who=render.mention(user)),
                             thread_ts=key.thread_ts)
             return
@@ -50,6 +69,13 @@ class LimitCommands:
         except ValueError as exc:
             await ephemeral(self.client, key.channel, user, texts.LIMIT_BAD.format(why=str(exc).rstrip(".")),
                             thread_ts=key.thread_ts)
+            return
+        in_force = getattr(await self.book.limits(key), scope)
+        if scope in INSTALLATION and not operator and not lowers(usd, in_force):  # the operator's cap: lower only
+            await self.store.audit(user, "limit_refused", (key.team, key.channel, key.thread_ts),
+                                   f"{scope}={usd or 'off'}")
+            said = texts.LIMIT_OPERATORS_ONLY.format(who=render.mention(user), scope=scope, limit=cost(in_force))
+            await self.outbox.send(key, "limit-refused", notice_key("limit-refused", key, time.time()), said)
             return
         await self.store.set_limit(key.team, key.channel, scope, usd, user)
         await self.store.audit(user, "limit", (key.team, key.channel, key.thread_ts), f"{scope}={usd or 'off'}")

@@ -14,7 +14,6 @@ folder the agent can write, and a link it planted there must not make the host r
 from __future__ import annotations
 
 import io
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,9 +24,10 @@ from engine._media.image import Image, ImageRefused, MediaType
 if TYPE_CHECKING:
     from PIL.Image import Image as Picture
 
-__all__ = ["LONG_EDGE", "MAX_BASE64", "MAX_SIDE", "READ_LIMIT", "load_image", "sniff"]
+__all__ = ["LONG_EDGE", "MAX_BASE64", "MAX_PIXELS", "MAX_SIDE", "READ_LIMIT", "load_image", "sniff"]
 
 MAX_SIDE = 8000  # px, either side
+MAX_PIXELS = 1024 * 1024 * 1024 // 4 // 3  # ~89 million: Pillow's own bomb threshold; one takes ~350 MB decoded
 MAX_BASE64 = 5 * 1024 * 1024  # characters of base64, as the API measures an image
 LONG_EDGE = 1568  # px: what an oversized image is resized to
 READ_LIMIT = 64 * 1024 * 1024  # bytes: a bigger file is refused unread (a screenshot is far smaller)
@@ -91,31 +91,37 @@ def load_image(path: str | Path, *, name: str, anchor: str | Path | None = None)
 def _fitted(data: bytes, media: MediaType, name: str) -> Image:
     from PIL import Image as Pil, ImageOps  # loaded on the first image, not with the engine
 
-    with warnings.catch_warnings():
-        # Pillow only warns between 89 and 179 million pixels: refused like the bigger ones,
-        # since decoding one takes hundreds of megabytes
-        warnings.simplefilter("error", Pil.DecompressionBombWarning)
-        try:
-            with Pil.open(io.BytesIO(data)) as picture:
-                picture.load()  # the whole first frame: a truncated file must fail here, not at the API
-                width, height = picture.size
-                if _fits(width, height, len(data)):
-                    return Image(media, data, name)
-                frame = _shrunk(ImageOps.exif_transpose(picture))  # a phone's photo, upright
-        except (Pil.DecompressionBombError, Pil.DecompressionBombWarning) as exc:
-            raise ImageRefused(
-                f"The image {name} has too many pixels to resize safely ({exc}). Crop or shrink it "
-                f"to at most {MAX_SIDE} px on each side and share it again.") from exc
-        except (OSError, ValueError, SyntaxError) as exc:  # Pillow's "cannot identify", "truncated"
-            raise ImageRefused(
-                f"{name} starts like a {media.split('/')[1].upper()} image but cannot be decoded ({exc}). "
-                "Export or capture it again and share the new file.") from exc
+    # The pixel count is checked here, per call, from the header (Pillow's open reads no pixels):
+    # a warnings filter or Image.MAX_IMAGE_PIXELS would be process-wide, and two images decoded
+    # at once in threads would drop each other's guard.
+    try:
+        with Pil.open(io.BytesIO(data)) as picture:
+            width, height = picture.size
+            if width * height > MAX_PIXELS:
+                raise _too_many(name, f"{width}x{height} px")
+            picture.load()  # the whole first frame: a truncated file must fail here, not at the API
+            if _fits(width, height, len(data)):
+                return Image(media, data, name)
+            frame = _shrunk(ImageOps.exif_transpose(picture))  # a phone's photo, upright
+    except ImageRefused:
+        raise
+    except (Pil.DecompressionBombError, Pil.DecompressionBombWarning) as exc:  # Pillow's own check in open()
+        raise _too_many(name, str(exc)) from exc
+    except (OSError, ValueError, SyntaxError) as exc:  # Pillow's "cannot identify", "truncated"
+        raise ImageRefused(
+            f"{name} starts like a {media.split('/')[1].upper()} image but cannot be decoded ({exc}). "
+            "Export or capture it again and share the new file.") from exc
     for kind, out in _encodings(frame, photo=media == "image/jpeg"):
         if _fits(*frame.size, len(out)):
             return Image(kind, out, name)
     raise ImageRefused(
         f"The image {name} is still over the Messages API's 5 MB limit after resizing it from "
         f"{width}x{height} to {frame.size[0]}x{frame.size[1]} px. Share a smaller or simpler image.")
+
+
+def _too_many(name: str, why: str) -> ImageRefused:
+    return ImageRefused(f"The image {name} has too many pixels to resize safely ({why}; at most {MAX_PIXELS:,}). "
+                        f"Crop or shrink it to at most {MAX_SIDE} px on each side and share it again.")
 
 
 def _shrunk(picture: Picture) -> Picture:

@@ -20,6 +20,7 @@ import asyncio
 import atexit
 import concurrent.futures
 import os
+import re
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, TypeVar
@@ -40,13 +41,18 @@ _SCHEMES = ("postgresql://", "postgres://")
 
 
 def redact(url: str) -> str:
-    """``url`` with its password replaced by ``***``, for messages and logs."""
+    """``url`` with every password (``user:password@`` and ``?password=``, ``sslpassword=``) replaced
+    by ``***``, for messages and logs."""
     parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)
-    user = netloc[0].split(":", 1)[0]
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
+    if parts.password is None and "password" not in parts.query.lower():
+        return url  # as written: urlunsplit would also rewrite ``sqlite:///x.db`` as ``sqlite:/x.db``
+    if parts.password is not None:
+        netloc = parts.netloc.rsplit("@", 1)
+        parts = parts._replace(netloc=f"{netloc[0].split(':', 1)[0]}:***@{netloc[1]}")
+    return urlunsplit(parts._replace(query=_QUERY_PASSWORD.sub(r"\1***", parts.query)))
+
+
+_QUERY_PASSWORD = re.compile(r"((?:^|&)[^=&]*password=)[^&]*", re.IGNORECASE)
 
 
 class SharedPool:

@@ -5,12 +5,17 @@ from __future__ import annotations
 import base64
 import io
 import os
+import struct
+import sys
+import threading
+import warnings
+import zlib
 
 import pytest
 from PIL import Image as Pil
 
 from engine import FlowerError, Image, ImageRefused, load_image, speaking
-from engine._media.fitting import LONG_EDGE, MAX_BASE64, sniff
+from engine._media.fitting import LONG_EDGE, MAX_BASE64, MAX_PIXELS, sniff
 from engine._media.image import prompt_content
 
 
@@ -136,3 +141,74 @@ def test_the_prompt_content_names_each_image_before_it():
     assert len(content) == 5
     with speaking("zh"):
         assert prompt_content("", [shot])[0] == {"type": "text", "text": "图片:.flower/inbox/1-shot.png"}
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG that declares ``width`` x ``height`` gray pixels and holds almost none: decoding it
+    would allocate the whole image first, then fail as truncated; its header alone says the size."""
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"\x00" * 64)) + chunk(b"IEND", b""))
+
+
+def test_a_bomb_is_refused_from_its_header_before_any_pixel_is_decoded(inbox):
+    # 100 million pixels: past Pillow's warning (89 M), short of its error (179 M), where the old
+    # guard needed a warnings filter
+    (inbox / "14-bomb.png").write_bytes(_png_header(10_000, 10_000))
+    with pytest.raises(ImageRefused, match=r"14-bomb\.png has too many pixels to resize safely \(10000x10000 px"):
+        load_image(inbox / "14-bomb.png", name="14-bomb.png")
+    assert MAX_PIXELS < 10_000 * 10_000 and Pil.MAX_IMAGE_PIXELS == 1024 * 1024 * 1024 // 4 // 3  # untouched
+
+
+def test_images_decoded_at_once_in_threads_keep_the_guard(inbox):
+    """Issue 37, finding 8: the guard was a warnings filter, which is process-wide. Bombs refused in
+    some threads while others decode ordinary images, many times over, with the interpreter switching
+    threads as often as it can: every bomb is refused for its pixels, every picture loads, and the
+    process's warning filters are never touched, not even for a moment (a thread watches them)."""
+    (inbox / "bomb.png").write_bytes(_png_header(10_000, 10_000))
+    picture = Pil.linear_gradient("L").resize((1200, 1200)).convert("RGB")
+    _save(inbox / "fine.png", picture, "PNG")
+    before, snapshot, pixels = warnings.filters, list(warnings.filters), Pil.MAX_IMAGE_PIXELS
+    start, done = threading.Barrier(7), threading.Event()
+    results: dict[str, list[str]] = {"bomb": [], "fine": []}
+    touched: list[object] = []
+
+    def load(kind: str, times: int) -> None:
+        start.wait()
+        for _ in range(times):
+            try:
+                image = load_image(inbox / f"{kind}.png", name=f"{kind}.png")
+                results[kind].append(image.media_type)
+            except ImageRefused as exc:
+                results[kind].append(str(exc))
+
+    def watch() -> None:
+        start.wait()
+        while not done.is_set():
+            if warnings.filters is not before or warnings.filters != snapshot:
+                touched.append(warnings.filters)
+                return
+
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # hand the interpreter from thread to thread as often as it can
+    try:
+        workers = ([threading.Thread(target=load, args=("bomb", 150)) for _ in range(3)]
+                   + [threading.Thread(target=load, args=("fine", 12)) for _ in range(3)])
+        watcher = threading.Thread(target=watch)
+        for thread in (*workers, watcher):
+            thread.start()
+        for thread in workers:
+            thread.join(timeout=600)
+        done.set()
+        watcher.join(timeout=600)
+    finally:
+        sys.setswitchinterval(switch)
+    assert not any(t.is_alive() for t in (*workers, watcher))
+    assert len(results["bomb"]) == 450 and len(results["fine"]) == 36
+    lost = [r for r in results["bomb"] if "has too many pixels" not in r]
+    assert not lost, f"{len(lost)} bomb(s) got past the guard: {lost[0]}"
+    assert set(results["fine"]) == {"image/png"}
+    assert not touched, "the process's warning filters were changed while images were decoded"
+    assert warnings.filters is before and warnings.filters == snapshot and Pil.MAX_IMAGE_PIXELS == pixels

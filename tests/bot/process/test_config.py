@@ -60,6 +60,13 @@ def test_defaults() -> None:
         ({"FLOWER_LANGUAGE": "zh", "FLOWER_SLACK_LANGUAGE": "en"}, "slack_language", "en"),
         ({"FLOWER_LANGUAGE": "zh", "FLOWER_SLACK_LANGUAGE": "en"}, "language", "zh"),  # the models keep theirs
         ({"FLOWER_SLACK_LANGUAGE": "zh-CN"}, "slack_language", "zh"),
+        ({}, "metrics_host", "127.0.0.1"),  # the operator's endpoint is this machine's unless told otherwise
+        ({"FLOWER_METRICS_HOST": "0.0.0.0"}, "metrics_host", "0.0.0.0"),
+        ({"FLOWER_METRICS_HOST": "::1"}, "metrics_host", "::1"),
+        ({"FLOWER_METRICS_HOST": "localhost"}, "metrics_host", "localhost"),
+        ({}, "metrics_token", ""),
+        ({"FLOWER_SANDBOX_DOMAINS": "none"}, "sandbox_domains", ()),  # read under its documented name
+        ({"FLOWER_SANDBOX_DOMAINS": "pypi.org, *.example.com"}, "sandbox_domains", ("pypi.org", "*.example.com")),
     ],
 )
 def test_values(env: dict, attr: str, expected: object) -> None:
@@ -116,6 +123,15 @@ ERRORS = [
     ({"FLOWER_PR_BATCH_S": "soon"}, "FLOWER_PR_BATCH_S must be a number of seconds, 0 or more", "default 120",
      "'soon'"),
     ({"GITHUB_WEBHOOK_SECRET": "two words"}, "GITHUB_WEBHOOK_SECRET contains whitespace", "one line", None),
+    ({"FLOWER_METRICS_HOST": "every interface"}, "FLOWER_METRICS_HOST must be an IP address to listen on",
+     "Leave it unset for 127.0.0.1 (this machine only), or set 0.0.0.0", "'every interface'"),
+    ({"FLOWER_METRICS_HOST": "http://0.0.0.0:9100"}, "FLOWER_METRICS_HOST must be an IP address",
+     "FLOWER_METRICS_TOKEN", "'http://0.0.0.0:9100'"),
+    ({"FLOWER_METRICS_TOKEN": "1234567890abcdef two"}, "FLOWER_METRICS_TOKEN must be at least 16 printable ASCII",
+     "secrets.token_urlsafe", "'1234…'"),
+    ({"FLOWER_SANDBOX_DOMAINS": "https://pypi.org"}, "FLOWER_SANDBOX_DOMAINS must list host names",
+     "without scheme, port or path", "'https://pypi.org'"),
+    ({"FLOWER_METRICS_TOKEN": "SECRETshort"}, "FLOWER_METRICS_TOKEN must be at least 16", "token_urlsafe", "'…'"),
 ]
 
 
@@ -162,6 +178,16 @@ def test_repr_masks_secrets() -> None:
         assert "bot_token='xoxb-11…'" in text and "app_token='xapp-1-…'" in text
         assert "signing_secret='8f14…'" in text
         assert "allowed_users=['U0A', 'U0B']" in text and "port=3000" in text
+
+
+def test_the_metrics_token_is_masked_and_never_reaches_a_run() -> None:
+    token = "SECRETmetrics-0123456789abcdef"
+    cfg = load(FLOWER_METRICS_TOKEN=token, FLOWER_METRICS_HOST="0.0.0.0", FLOWER_AGENT_ENV="EXTRA")
+    assert cfg.metrics_token == token
+    assert token not in repr(cfg) and "metrics_token='SECR…'" in repr(cfg)
+    assert "FLOWER_METRICS_TOKEN" not in cfg.agent_env  # what a run's CLI is given
+    with pytest.raises(ConfigError, match="FLOWER_AGENT_ENV names FLOWER_METRICS_TOKEN, which a run never gets"):
+        load(FLOWER_METRICS_TOKEN=token, FLOWER_AGENT_ENV="FLOWER_METRICS_TOKEN")
 
 
 def test_mode_without_any_transport_raises() -> None:

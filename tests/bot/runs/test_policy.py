@@ -144,3 +144,13 @@ def test_pr_followup_asks_by_default_and_forge_logins_are_compared_without_case(
     general = config.for_channel("C0GENERAL")
     assert general.pr_followup == "auto" and general.pr_allowed_users == {"octocat", "bot-2"}
     assert config.for_channel("C0RANDOM").pr_followup == "ask" and not config.for_channel("C0RANDOM").pr_allowed_users
+
+
+def test_a_channel_s_sandbox_hosts_replace_the_installation_s(tmp_path):
+    path = tmp_path / "policy.toml"
+    path.write_text('[channel.C0GENERAL]\nsandbox_domains = "none"\n[channel.C0RANDOM]\nsandbox_domains = "pypi.org"\n')
+    config = load_config({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1", "FLOWER_POLICY": str(path),
+                          "FLOWER_SANDBOX_DOMAINS": "github.com"}, dotenv=None)
+    assert config.for_channel("C0GENERAL").sandbox_domains == ()  # no network for that channel's commands
+    assert config.for_channel("C0RANDOM").sandbox_domains == ("pypi.org",)
+    assert config.for_channel("C0OTHER").sandbox_domains == ("github.com",)

@@ -14,8 +14,11 @@ import sys
 
 import pytest
 
+from bot.config import load_config
 from bot.folders import run_dir
+from bot.limits import INSTALLATION, lowers
 from bot.render.limit_notices import GO_ON_ACTION
+from bot.runs.limit_commands import installation_admins, limit_admins
 from bot.records import ThreadKey
 from engine.host import MANIFEST_FILE, read_manifest
 from engine._lang import zh
@@ -178,3 +181,97 @@ async def test_go_on_under_the_pause_continues_once_the_limit_is_raised(make_bot
     woken = [r for r in coordinator_calls(fm) if zh.WAKE_SILENT in r.prompt]
     assert woken and len(woken[0].messages) > 4  # the same session, woken where it stopped
     assert ("U0ALICE", "go_on") in [(a.user, a.action) for a in await bot.store.audit_since(0.0)]
+
+
+LEAD, OPS = "U0BOB", "U0CAROL"  # a channel's own admin (the policy's [channel.C…] table); the operator
+LEAD_POLICY = f'[channel.{CHANNEL}]\nadmins = ["{LEAD}"]\n'
+
+
+async def limit_said(slack, thread: str, command: str, user: str) -> str:
+    """``@flower /limit …`` by ``user`` in ``thread``: the answer posted there, set or refused (either
+    ends the wait, so a change that should have been refused fails at once)."""
+    mark = slack.mark()
+    await slack.send_event(slack.mention(CHANNEL, command, thread_ts=thread, user=user))
+    said = await slack.wait_until(lambda: [c.body["text"] for c in slack.calls("chat.postMessage", thread_ts=thread)
+                                           if c.index >= mark and c.body.get("text", "").startswith((":white", "Sorry",
+                                                                                                     "抱歉"))],
+                                  what=f"the answer to {command!r}")
+    return said[0]
+
+
+async def test_a_channel_s_admin_cannot_lift_the_operator_s_caps_and_is_told_why(make_bot, slack_env, fake_model,
+                                                                                  tmp_path):
+    """Issue 37, finding 5: a person named only in a channel's policy table raised `month` to $500 and a
+    run there passed the operator's $10 cap (scaled here: $0.10). Now the raise is refused in the thread,
+    the run pauses at the operator's cap, and the channel's own limits stay the channel admin's to set."""
+    slack, fm = slack_env, fake_model
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "policy.toml").write_text(LEAD_POLICY, encoding="utf-8")
+    bot = await make_bot(FLOWER_ADMINS=OPS, FLOWER_LIMIT_MONTH_USD="0.10", FLOWER_LIMIT_USER_MONTH_USD="1",
+                         FLOWER_ALLOWED_USERS=f"U0ALICE,{LEAD},{OPS}")
+    spending_script(fm)
+    asked = slack.mention(CHANNEL, "/limit", user=LEAD)
+    await slack.send_event(asked)
+    thread = asked["ts"]
+    for command, cap in (("/limit month 500", "$0.10"), ("/limit user 500", "$1.00"), ("/limit month off", "$0.10")):
+        said = await limit_said(slack, thread, command, LEAD)
+        scope = command.split()[1]
+        assert said.startswith(f"Sorry <@{LEAD}>, the `{scope}` limit counts spend in every channel"), said
+        assert "`FLOWER_ADMINS`" in said and f"It stays at {cap}" in said, said
+    assert await bot.store.channel_limits("T0001", CHANNEL) == {}
+    # the channel's own scopes are still the channel admin's
+    for scope, what in (("channel", "this channel this month"), ("thread", "this thread"), ("request", "this request")):
+        said = await limit_said(slack, thread, f"/limit {scope} 5", LEAD)
+        assert said == f":white_check_mark: <@{LEAD}> set the limit of {what} to $5.00 in this channel.", said
+
+    # a run in the channel stops at the operator's cap, and the pause names who may raise it: the operator
+    event = slack.mention(CHANNEL, "写个 hello.txt", user="U0ALICE")
+    await slack.send_event(event)
+    pause = str((await posted(slack, event["ts"], "Paused:")).body)
+    assert "flower, this month reached its spend limit of $0.10" in pause, pause
+    assert f"<@{OPS}> can raise it" in pause and f"<@{LEAD}>" not in pause, pause
+    await slack.wait_until(lambda: not bot.jobs.busy(key_of(event["ts"])), what="the run paused")
+
+    # lowering the operator's cap in the channel is allowed; raising it is the operator's
+    said = await limit_said(slack, thread, "/limit month 0.05", LEAD)
+    assert said.startswith(f":white_check_mark: <@{LEAD}> set the limit of flower, this month to $0.05"), said
+    assert "Sorry" in await limit_said(slack, thread, "/limit month 0.08", LEAD)  # back up: the operator's
+    said = await limit_said(slack, thread, "/limit month 500", OPS)
+    assert said.endswith("set the limit of flower, this month to $500.00 in this channel."), said
+    assert (await bot.store.channel_limits("T0001", CHANNEL))["month"] == 500.0
+    refused = [(a.user, a.detail) for a in await bot.store.audit_since(0.0) if a.action == "limit_refused"]
+    assert refused == [(LEAD, "month=500.0"), (LEAD, "user=500.0"), (LEAD, "month=off"), (LEAD, "month=0.08")]
+
+
+async def test_the_refusal_is_said_in_the_team_s_language(make_bot, slack_env, tmp_path):
+    slack = slack_env
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "policy.toml").write_text(LEAD_POLICY, encoding="utf-8")
+    await make_bot(FLOWER_ADMINS=OPS, FLOWER_LIMIT_USER_MONTH_USD="1", FLOWER_SLACK_LANGUAGE="zh")
+    asked = slack.mention(CHANNEL, "/limit", user=LEAD)
+    await slack.send_event(asked)
+    said = await limit_said(slack, asked["ts"], "/limit user 500", LEAD)
+    assert said.startswith(f"抱歉 <@{LEAD}>，`user` 上限计的是所有频道的花费") and "它仍是 $1.00" in said, said
+    said = await limit_said(slack, asked["ts"], "/limit thread 5", LEAD)
+    assert said.startswith(":white_check_mark:") and "$5.00" in said, said
+
+
+@pytest.mark.parametrize("usd, in_force, ok", [
+    (5.0, None, True), (None, None, True),  # no cap in force: any cap is a lowering
+    (0.05, 0.10, True), (0.10, 0.10, True), (0.11, 0.10, False), (500.0, 10.0, False),
+    (None, 10.0, False),  # off would bring back whatever is under it: maybe more
+])
+def test_a_channel_s_admin_may_only_lower_an_installation_wide_cap(usd, in_force, ok):
+    assert lowers(usd, in_force) is ok
+
+
+def test_the_installation_s_admins_are_flower_admins_and_the_policy_s_defaults_never_a_channel_s(tmp_path):
+    path = tmp_path / "policy.toml"
+    path.write_text(f'[defaults]\nadmins = ["U0CAROL"]\n\n{LEAD_POLICY}', encoding="utf-8")
+    config = load_config({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1", "FLOWER_POLICY": str(path),
+                          "FLOWER_ADMINS": "U0ALICE"}, dotenv=None)
+    assert installation_admins(config) == {"U0ALICE", "U0CAROL"}
+    for scope in INSTALLATION:
+        assert limit_admins(config, CHANNEL, scope) == {"U0ALICE", "U0CAROL"}
+    assert limit_admins(config, CHANNEL, "thread") == {"U0ALICE", "U0CAROL", LEAD}
+    assert limit_admins(config, OTHER, "channel") == {"U0ALICE", "U0CAROL"}

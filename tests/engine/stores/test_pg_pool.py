@@ -13,8 +13,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from engine.authoring import PostgresSessionStore
-from engine._stores.pg_pool import close_pools
+from engine._stores.pg_pool import close_pools, redact
 from engine.testing import PostgresServer
 
 
@@ -126,3 +128,19 @@ def test_a_forked_child_opens_its_own_pool_and_leaves_its_parents_alone(postgres
         assert asyncio.run(parent.load(key(2))) == [x(n=2)] and asyncio.run(parent.load(key(3))) == [x(n=3)]
     finally:
         parent.close()
+
+
+@pytest.mark.parametrize(("url", "shown"), [
+    ("postgresql://flower:s3cret@db/flower", "postgresql://flower:***@db/flower"),
+    ("postgresql://flower@db/flower?password=s3cret&sslmode=require",
+     "postgresql://flower@db/flower?password=***&sslmode=require"),  # libpq takes the password here too
+    ("postgresql://db/flower?sslmode=verify-full&sslpassword=s3cret", "postgresql://db/flower?sslmode=verify-full&sslpassword=***"),
+    ("postgresql://flower:a@db/flower?PASSWORD=s3cret", "postgresql://flower:***@db/flower?PASSWORD=***"),
+    ("postgresql://flower@db/flower", "postgresql://flower@db/flower"),
+])
+def test_redact_hides_every_password_a_url_can_carry(url: str, shown: str) -> None:
+    assert redact(url) == shown
+
+
+def test_redact_leaves_a_url_without_a_password_as_written() -> None:
+    assert redact("sqlite:///x.db") == "sqlite:///x.db"
