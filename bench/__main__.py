@@ -57,6 +57,12 @@ def _replicas(argv: list[str]) -> int:
     return replicas.main(argv)
 
 
+def _walk(argv: list[str]) -> int:
+    from bench import walk
+
+    return walk.main(argv)
+
+
 def _housekeeping(argv: list[str]) -> int:
     from bench import housekeeping
 
@@ -75,6 +81,7 @@ BENCHMARKS: dict[str, tuple[Callable[[list[str]], int], str]] = {
                                     "transaction (issue 13)"),
     "replicas": (_replicas, "1 and 3 replicas on PostgreSQL and SQLite: claims, notices/s, forwarded events, "
                             "takeover (issue 17)"),
+    "walk": (_walk, "the workbench index: refresh cost, and the event loop's lag with a hostile tree (issue 37)"),
 }
 
 USAGE = "usage: python -m bench [NAME [OPTIONS]]\n\nBenchmarks (all when no NAME is given):\n" + "\n".join(

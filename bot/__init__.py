@@ -14,6 +14,7 @@ wrong and the fix (``tests/test_import_contract.py`` holds it):
     │   └── WorktreeChangedError (repos/linked.py): a worktree's .git no longer leads home
     ├── ForgeError (forge/api.py): GitHub or GitLab refused, or is unreachable
     ├── Refusal (slack/files_in.py): a shared file not taken, or an outbox file not posted
+    ├── RunFilesRefused (runs/refused.py): a command stopped by a link or FIFO a run made
     └── StoreError (engine)
         └── StoreVanished (store/sqlite_base.py): bot.db was removed under the bot
 """

@@ -8,7 +8,10 @@ folder the host made itself (``anchor``: the workspace, or the thread folder hol
   (Linux ``openat2`` with ``RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS``; else a walk of
   ``O_NOFOLLOW | O_DIRECTORY`` opens, one component at a time), so a swapped link loses the race;
 - only regular files are read or appended (opened ``O_NONBLOCK``, checked with ``fstat`` before a
-  byte moves: a FIFO never blocks the caller), reads are capped, walks are bounded.
+  byte moves: a FIFO never blocks the caller), reads are capped;
+- folders are opened ``O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK``, so a FIFO or link swapped in for
+  a folder is refused at the open, never waited on (``engine._tree`` walks and removes whole
+  trees with ``open_child``).
 
 A refused path raises ``UnsafePath`` (an ``OSError``): callers treat it like a missing file.
 """
@@ -19,7 +22,6 @@ import ctypes
 import errno
 import os
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
 
@@ -27,8 +29,11 @@ from engine._errors import FlowerError
 
 _RESOLVE_NO_MAGICLINKS, _RESOLVE_NO_SYMLINKS, _RESOLVE_BENEATH = 0x02, 0x04, 0x08
 _SYS_OPENAT2 = 437  # the same number on every Linux architecture (the unified syscall table)
-_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# O_DIRECTORY makes the kernel refuse a non-folder (ENOTDIR) before it would open it: a FIFO
+# swapped in for a folder never blocks; O_NONBLOCK in case anything ever gets that far
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _openat2: list[bool] = []  # [] untried, [True] works, [False] the kernel has none
+_libc: list[ctypes.CDLL] = []  # loaded once: a walk opens thousands of folders
 
 
 class UnsafePath(FlowerError, OSError):
@@ -58,9 +63,10 @@ def _open_at(dir_fd: int, parts: tuple[str, ...], flags: int, mode: int) -> int:
     if _openat2 != [False]:
         how = _OpenHow(flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode if flags & os.O_CREAT else 0,
                        _RESOLVE_BENEATH | _RESOLVE_NO_SYMLINKS | _RESOLVE_NO_MAGICLINKS)
-        libc = ctypes.CDLL(None, use_errno=True)
-        fd = libc.syscall(_SYS_OPENAT2, dir_fd, os.fsencode(os.path.join(*parts)), ctypes.byref(how),
-                          ctypes.sizeof(how))
+        if not _libc:
+            _libc.append(ctypes.CDLL(None, use_errno=True))
+        fd = _libc[0].syscall(_SYS_OPENAT2, dir_fd, os.fsencode(os.path.join(*parts)), ctypes.byref(how),
+                              ctypes.sizeof(how))
         if fd >= 0:
             _openat2[:] = [True]
             return fd
@@ -100,6 +106,15 @@ def _is_link(dir_fd: int, parts: tuple[str, ...], err: int) -> bool:
 
 def _refuse(path: str, why: str) -> NoReturn:
     raise UnsafePath(f"{path} {why}: a run made it, so the host does not follow it")
+
+
+def open_child(dir_fd: int, name: str) -> int:
+    """The folder ``name`` inside the open folder ``dir_fd``, opened as ``open_dir`` opens one: a
+    link (``UnsafePath``) or anything but a folder (``NotADirectoryError``) there is refused,
+    never followed or waited on. ``name`` is one component, as read from a listing."""
+    if name in ("", ".", "..") or "/" in name:
+        raise UnsafePath(f"{name!r} is not one name inside a folder; the host opens one level at a time")
+    return _open_at(dir_fd, (name,), _DIR, 0)
 
 
 def _anchor_fd(anchor: str | os.PathLike[str]) -> int:
@@ -217,32 +232,3 @@ def move(anchor: str | os.PathLike[str], src: str | os.PathLike[str], dst: str |
         return True
     finally:
         os.close(sfd)
-
-
-def regular_files(anchor: str | os.PathLike[str], folder: str | os.PathLike[str], *,
-                  limit: int = 10_000) -> Iterator[tuple[str, os.stat_result]]:
-    """Every regular file below ``folder`` (beneath ``anchor``) as (path relative to ``folder``,
-    its ``lstat``), walking no symlink, skipping hidden names, stopping after ``limit`` entries
-    seen. A missing or unsafe ``folder`` yields nothing."""
-    try:
-        top = open_dir(anchor, folder)
-    except OSError:
-        return
-    seen = 0
-    try:
-        for dirpath, dirnames, filenames, dfd in os.fwalk(".", dir_fd=top, follow_symlinks=False):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            for name in filenames:
-                seen += 1
-                if seen > limit:
-                    return
-                if name.startswith("."):
-                    continue  # temp files of atomic writes, editor droppings
-                try:
-                    st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
-                except OSError:
-                    continue  # removed while we walked: nothing to list
-                if stat.S_ISREG(st.st_mode):
-                    yield os.path.normpath(os.path.join(dirpath, name)), st
-    finally:
-        os.close(top)

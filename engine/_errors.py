@@ -3,7 +3,8 @@
 Our exception hierarchy (every name is exported from ``engine``; where it is defined in brackets):
 
 * FlowerError  [engine._errors] - also raised as itself: no Claude Code CLI found, the oracle
-  could not answer, a TrimPolicy spill folder outside the workspace
+  could not answer, a TrimPolicy spill folder outside the workspace, a run's file work that
+  overran its time (engine.host.file_work)
   x StepAbort  [engine._flow.base] - a gate stops the workflow now; retrying cannot help
   x StoreError  [engine._stores.sqlite_db] - a SQLite file or a PostgreSQL database could not be read or written
   x CredentialsError (also RuntimeError)  [engine._run.credentials] - Claude Code cannot log in

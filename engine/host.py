@@ -11,6 +11,7 @@ needs to start and show one. The contracts are in each name's docstring.
 """
 
 from engine import _beneath as beneath
+from engine._file_work import file_work
 from engine._files import write_json_atomic, write_text_atomic
 from engine._run.launcher import check_cli
 from engine._run.manifest import MANIFEST_FILE, read_manifest
@@ -21,6 +22,7 @@ from engine._stores.pg_schema import Migration
 from engine._stores.sqlite_db import immediate, open_sqlite
 from engine._stores.sqlite_file import SqliteFile
 from engine._tokens import human_tokens
+from engine._tree import remove_tree
 
 __all__ = [
     # SQLite: one file behind one connection used from worker threads; a write takes the lock first
@@ -35,6 +37,8 @@ __all__ = [
     "write_text_atomic",
     "write_json_atomic",
     "beneath",  # the one door to a workspace's files for host code: no symlink followed
+    "file_work",  # work on a run's files, in a small pool of its own with a timeout (never the loop's)
+    "remove_tree",  # a folder a run wrote, deleted in a loop (no recursion, no link followed)
     # A run's record: what every session of a run_dir spent, as the runtime wrote it
     "MANIFEST_FILE",
     "read_manifest",

@@ -1,4 +1,5 @@
-"""Why a run ended without its goal, in words a person can act on.
+"""Why a run ended without its goal, or why a command could not do its work, in words a person
+can act on.
 
 ``engine.RunResult.failure`` says why the flow ended (an abort, a failed step and its cause, the
 rounds running out); this puts it in the thread's words: a thread must not say only a step name. Known fatal causes (a refused key, no access,
@@ -8,10 +9,11 @@ no credit, an unknown model, no Claude Code) get their fix; anything else shows 
 from __future__ import annotations
 
 from bot.render import texts
+from bot.text.outside import outside
 from bot.text.split import clip
 from engine import FlowFailure
 
-__all__ = ["failure_reason"]
+__all__ = ["failure_reason", "refusal", "refusal_reason"]
 
 # names, not sentences: read when said, in the language in effect then
 _SAID = {"auth": "FAILED_AUTH", "billing": "FAILED_BILLING", "forbidden": "FAILED_FORBIDDEN",
@@ -30,3 +32,21 @@ def failure_reason(why: FlowFailure) -> str:
         return why.step
     said = getattr(texts, _SAID[why.cause]) if why.cause else texts.FAILED_STEP
     return said.format(step=why.step, detail=clip(why.detail, 300))
+
+
+def refusal(doing: str, entry: str, kind: str) -> str:
+    """What a command could not do (``doing``, a key of ``REFUSED``) and why (``refusal_reason``),
+    as mrkdwn ready to post."""
+    said = texts.REFUSED.get(doing, texts.REFUSED["other"])
+    return said.format(reason=outside(refusal_reason(entry, kind)))
+
+
+def refusal_reason(entry: str, kind: str) -> str:
+    """Why: ``entry`` in the thread's workspace (named from the thread's folder; "" when unknown) is
+    a ``kind`` (a key of ``REFUSED_WHY``) the bot does not follow, and the fix. Plain text for a
+    ``Sentence`` (``RUN_FAILED``) to escape; the name is the run's: one line, no backtick, clipped."""
+    why = texts.REFUSED_WHY.get(kind, texts.REFUSED_WHY["other"])
+    if not entry:
+        return texts.REFUSED_REASON_UNNAMED.format(why=why)
+    name = " ".join(entry.replace("`", "'").split())  # one line, and no code span ended early
+    return texts.REFUSED_REASON.format(why=why, entry=clip(name, 120))

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import logging
 import re
-import shutil
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,12 +28,12 @@ from bot.repos import git as g
 from bot.repos.git import RepoError
 from bot.repos.bindings import CLONES, Binding, Bindings
 from bot.repos.linked import WorktreeChangedError, checked_git_dir, common_dir, plain_path
+from bot.repos.removal import FORCE, drop, remove, remove_quietly
 from bot.folders import WORKSPACES
 
 BRANCH_PREFIX = "flower/"
 BASE_FILE = "flower-base"  # in the worktree's private git folder: outside the diff, removed with it
 MAX_SUFFIX = 100
-FORCE = ("--force", "--force")  # twice: a worktree the agent locked (``git worktree lock``) goes too
 _SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 log = logging.getLogger(__name__)
 
@@ -203,7 +202,7 @@ def remove_worktree(path: str | Path, repos: Iterable[Path], *, force: bool = Fa
     except WorktreeChangedError as e:
         if not force:
             raise
-        _drop(e.path, e.repo)
+        drop(e.path, e.repo)
         return
     try:
         _copy_branch(wt)  # the work stays where people look for it
@@ -211,7 +210,10 @@ def remove_worktree(path: str | Path, repos: Iterable[Path], *, force: bool = Fa
         if not force:
             raise
         log.warning("removing %s without copying its branch into %s first: %s", wt.path, wt.repo, exc)
-    g.git("worktree", "remove", *(FORCE if force else []), str(wt.path), cwd=wt.holder,
+    if force:
+        remove(wt.path, wt.holder)
+        return
+    g.git("worktree", "remove", str(wt.path), cwd=wt.holder,
           fix=f"Commit the work in {wt.path} first, or remove it with force=True (those changes are lost).")
 
 
@@ -281,9 +283,9 @@ def cleanup(home: str | Path, keep: set[str]) -> list[Path]:
                 try:
                     checked_git_dir(path, repo)
                 except WorktreeChangedError:
-                    _drop(path, repo)
+                    drop(path, repo)
                 else:
-                    g.git("worktree", "remove", *FORCE, str(path), cwd=repo)
+                    remove(path, repo)
                 removed.append(path)
     return removed
 
@@ -307,7 +309,7 @@ def _own_repository(into: Path, repo: Path) -> Path:
         (own / "logs").mkdir()  # the worktree's commits log there: it must exist to be opened to the run
         g.git("config", BOUND_KEY, str(repo), cwd=own)
     except (OSError, RepoError):
-        shutil.rmtree(own, ignore_errors=True)
+        remove_quietly(own)
         raise
     return own
 
@@ -363,20 +365,6 @@ def _linked_worktrees(repo: Path) -> list[Path]:
     return paths[1:]  # the first entry is the main checkout: never a candidate
 
 
-def _drop(path: Path, repo: Path) -> None:
-    # the folder's files are the agent's: delete them without git (never following a link), then
-    # let the repository forget the worktree whose folder is gone
-    try:
-        if path.is_symlink() or not path.is_dir():
-            path.unlink(missing_ok=True)
-        else:
-            shutil.rmtree(path)
-    except OSError as e:
-        raise RepoError(f"could not delete the thread folder {path} ({e}). Delete it by hand; the "
-                        f"thread's branch stays in {repo}.") from e
-    g.git("worktree", "prune", cwd=repo)
-
-
 def _free_branch(repo: Path, name: str, *, fresh: bool) -> str:
     if not g.valid_branch_name(name):
         raise RepoError(f"{name!r} is not a valid branch name. Pick another thread slug.")
@@ -396,5 +384,5 @@ def _undo(repo: Path, branch: str, into: Path, made_dir: bool) -> None:
     if g.has_ref(repo, f"refs/heads/{branch}"):
         g.run("update-ref", "-d", f"refs/heads/{branch}", cwd=repo)  # ours, made a moment ago, empty
     if made_dir:
-        shutil.rmtree(into, ignore_errors=True)
+        remove_quietly(into)
     g.run("worktree", "prune", cwd=repo)

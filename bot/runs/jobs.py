@@ -24,8 +24,10 @@ from bot.folders import ensure_workspace, folder_name, run_dir
 from bot.notice_keys import notice_key
 from bot.records import ACTIVE_STATES
 from bot.render import texts
+from bot.render.failures import refusal_reason
 from bot.repos.thread_worktree import mark_fresh, thread_run
 from bot.runs import tally
+from bot.runs.refused import in_the_workbench, refusing
 from bot.runs.request import SavedRequest
 from bot.runs import conclusion
 from bot.runs.outcome import Failed, Outcome, Parked, ShutDown, Stopped
@@ -40,7 +42,8 @@ from bot.slack.agent_sessions import AgentSessions
 from bot.slack.assistant import AssistantStatus
 from bot.slack.outbox import Outbox
 from bot.store.bot_store import BotStore, Thread, ThreadKey
-from engine import Image
+from engine import FlowerError, Image
+from engine.host import file_work
 
 __all__ = ["BotOptions", "Jobs"]
 
@@ -167,20 +170,23 @@ class Jobs:
         """``/new``, the one place it is done: the brief, goal, lineage and request go into the
         workbench's archive (the engine begins a new request), the follow-ups count from 1 again, a
         bound thread's next run opens a fresh branch (the old one stays), and the agent session is
-        closed. False when there was nothing to archive."""
+        closed. False when there was nothing to archive. Raises ``RunFilesRefused`` when a link or
+        FIFO the run made stands in the way (nothing is moved then)."""
         ws = self.workspace(key)
 
         def archive() -> bool:  # blocking file and git work, off the event loop
             starter = thread_run(ws)
             if not starter.wake_state().has_history:
                 return False
-            SavedRequest(ws).archive(starter.paths.workbench.anchor, starter.archive())
+            anchor = starter.paths.workbench.anchor
+            with refusing("archive", anchor, starter.paths.archive):  # said in the thread by the intake
+                SavedRequest(ws).archive(anchor, starter.archive())
             tally.reset(run_dir(ws))
             if starter.isolate:
                 mark_fresh(ws, run_dir(ws))
             return True
 
-        archived = await asyncio.to_thread(archive)
+        archived = await file_work(archive, what="/new's archive")  # the run's files: their own pool
         await self.store.forget_plans(key)
         await self.store.retire_pr_watches(key)
         await self.sessions.set(key, "closed")
@@ -301,7 +307,18 @@ class Jobs:
             return outcome
         except Exception as exc:  # a broken run must tell its thread, not vanish in a log
             log.exception("run in %s failed", folder_name(run.key))
-            return Failed(str(exc))
+            return Failed(await self._why(run, exc))
+
+    @staticmethod
+    async def _why(run: ThreadRun, exc: Exception) -> str:
+        """A crash in the person's words: a link or FIFO the run made where its workbench needs a
+        folder is named, with the fix (the engine's own error may name host paths); else the error."""
+        try:
+            found = await file_work(lambda: in_the_workbench(run.starter or thread_run(run.ws)),
+                                    what="looking at a failed run's workbench")
+        except (OSError, ValueError, FlowerError):  # it cannot be looked at: the error itself is said
+            found = None
+        return refusal_reason(*found) if found is not None else str(exc)
 
     def _follow(self, run: ThreadRun) -> None:
         follow = asyncio.create_task(self._follow_up(run), name=f"flower-follow-{folder_name(run.key)}")

@@ -13,7 +13,6 @@ thread's checklists, so its request posts one of its own. This only shows the st
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import logging
 from pathlib import Path
@@ -25,6 +24,7 @@ from bot.folders import folder_name
 from bot.slack.outbox import Outbox, edit
 from bot.store.bot_store import BotStore, ThreadKey
 from engine import CheckState, Event, Goal, StepStarted, Verdict, VerdictGiven, check_states
+from engine.host import file_work
 from bot.notice_keys import notice_key
 
 __all__ = ["PlanFeed", "goal_digest"]
@@ -73,7 +73,7 @@ class PlanFeed:
             await self._edit(ts, states, stopped=True)
 
     async def _goal(self) -> Goal | None:
-        goal = await asyncio.to_thread(Goal.load, self.goal_path)
+        goal = await file_work(Goal.load, self.goal_path, what="reading the run's goal")  # the run's file
         return goal if goal is not None and goal.complete() else None
 
     async def _message(self, goal: Goal, states: list[CheckState]) -> tuple[str | None, bool]:

@@ -49,6 +49,7 @@ from bot.slack.outbox import Outbox
 from bot.store.bot_store import BotStore, ThreadKey
 from bot.store.replicas import HEARTBEAT_S, LEASE_S
 from engine import Event, Image, Question, Resilience, RetryScheduled, StarterRun, WakeState
+from engine.host import file_work
 
 __all__ = ["BotOptions", "Services", "ThreadRun"]
 
@@ -176,7 +177,8 @@ class ThreadRun:
         except RepoError as exc:
             return Failed(str(exc), repo=True)
         self.starter = self._starter(runtime)
-        self.state = state = await asyncio.to_thread(self.starter.wake_state)
+        # the brief, goal and lineage are the run's files: read in their own pool, never the shared one
+        self.state = state = await file_work(self.starter.wake_state, what="reading the run's brief, goal and lineage")
         if self.resumed:  # the work step wakes; an unfinished clarify is redone from the saved request
             self.ask = "" if state.waking else saved
             if not state.waking and not self.ask:

@@ -27,7 +27,7 @@ from bot.slack.files_in import Refused, TakenFile, refusal_text, take_files
 from bot.slack.files_out import skipped_text, upload_outbox
 from bot.store.bot_store import ThreadKey
 from engine import Image, ImageRefused, load_image
-from engine.host import write_json_atomic
+from engine.host import file_work, write_json_atomic
 
 __all__ = ["Shared", "own_words", "post_outbox", "take_shared"]
 
@@ -84,7 +84,7 @@ async def take_shared(client: AsyncWebClient, config: Config, key: ThreadKey, ws
     """Save ``files`` (a message event's) into the thread's inbox and say how the run sees them."""
     if not files:
         return Shared()
-    workbench = await asyncio.to_thread(_workbench, config, key, ws)
+    workbench = await file_work(_workbench, config, key, ws, what="finding the thread's workbench")
     taken = await take_files(client, config, list(files), ws, start=1, workbench=workbench.name)
     refused, images, lines = list(taken.refused), [], []
     words = _WORDS.get(config.language, _WORDS["en"])
@@ -103,7 +103,7 @@ async def _image(file: TakenFile, path: str, ws: Path, refused: list[Refused]) -
     """The image the models see, or None (said as refused: the file stays for the agent's tools).
     Read beneath the thread's folder: a running agent may have swapped the inbox for a link since."""
     try:
-        return await asyncio.to_thread(load_image, file.absolute, name=path, anchor=ws)
+        return await file_work(load_image, file.absolute, name=path, anchor=ws, what=f"reading the shared image {path}")
     except ImageRefused as exc:
         refused.append(Refused(file.name, str(exc)))
         return None
@@ -112,7 +112,7 @@ async def _image(file: TakenFile, path: str, ws: Path, refused: list[Refused]) -
 async def post_outbox(client: AsyncWebClient, config: Config, key: ThreadKey, ws: Path) -> tuple[list[str], str]:
     """Upload the run's new outbox files to the thread: their names (for the final answer), and
     what the thread is told about the files not posted ("" when none)."""
-    workbench = await asyncio.to_thread(_workbench, config, key, ws)
+    workbench = await file_work(_workbench, config, key, ws, what="finding the thread's workbench")
     kept = run_dir(ws) / UPLOADED_FILE
     try:
         already = set(json.loads(kept.read_text(encoding="utf-8")))

@@ -28,6 +28,7 @@ from bot.config import Config
 from bot.render import texts
 from bot.slack.file_folders import FLOWER, OUTBOX, open_folder
 from bot.slack.files_in import Refusal, Refused, limit_said, megabytes, refused_lines
+from engine.host import file_work
 
 __all__ = ["MAX_UPLOADS", "Uploaded", "file_key", "skipped_text", "upload_outbox"]
 
@@ -127,8 +128,9 @@ async def upload_outbox(client: AsyncWebClient, config: Config, workspace: Path,
     nothing and says so. Never raises for Slack's refusal: the files are skipped with its error
     and not keyed, so the next call tries them again.
     """
-    try:
-        outbox = open_folder(Path(workspace), OUTBOX, create=False, workbench=workbench)
+    try:  # the run's folder: opened, listed and read in the run-files pool, never on the event loop
+        outbox = await file_work(open_folder, Path(workspace), OUTBOX, create=False, workbench=workbench,
+                                 what="opening the run's outbox")
     except FileNotFoundError:
         return Uploaded()
     except OSError as exc:
@@ -138,12 +140,12 @@ async def upload_outbox(client: AsyncWebClient, config: Config, workspace: Path,
     batch: list[tuple[str, bytes, str]] = []
     skipped: list[Refused] = []
     try:
-        for name, reason in _listing(outbox):
+        for name, reason in await file_work(_listing, outbox, what="listing the run's outbox"):
             if reason is not None:
                 skipped.append(Refused(name, reason))
                 continue
             try:
-                content = await asyncio.to_thread(_read, outbox, name, config)  # up to 10 × the limit: off the loop
+                content = await file_work(_read, outbox, name, config, what=f"reading the outbox file {name!r}")
             except Refusal as skip:
                 skipped.append(Refused(name, skip.reason))
                 continue

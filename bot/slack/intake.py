@@ -5,6 +5,8 @@ event through: claimed once, from a person allowed here, naming a thread or ques
 The event is acked by then, so a mention or reply that storage refuses from here on (``bot.db``
 locked past its busy timeout, full, read-only or vanished; a workspace folder that cannot be
 made) is answered in its thread straight away (``bot.slack.unrecorded``), never dropped unsaid.
+A command that meets a link or FIFO a run made (``/new`` archiving through it) says what it could
+not do and which file is in the way. Both are said by one error boundary, ``_or_say_why``.
 """
 
 from __future__ import annotations
@@ -17,13 +19,14 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.render import controls, texts
+from bot.render import controls, failures, texts
 from bot.render import messages as render
 from bot.runs.transport import Answers
 from bot.slack.commands import is_policy, parse, parse_limit, parse_repo
 from bot.config import Config
 from bot.runs.jobs import Jobs
 from bot.runs.pr_watch import PrWatch
+from bot.runs.refused import RunFilesRefused
 from bot.runs.shared_files import Shared, take_shared
 from bot.store.replicas import Replicas, Solo
 from bot.slack.outbox import Outbox, edit, ephemeral, react
@@ -32,7 +35,7 @@ from bot.runs.limit_commands import LimitCommands
 from bot.runs.repo_commands import RepoCommands
 from bot.store.bot_store import BotStore, Question as StoredQuestion, StoreError, ThreadKey
 from bot.store.faults import diagnose
-from bot.folders import WORKSPACES, ThreadError
+from bot.folders import WORKSPACES, ThreadError, folder_name
 from engine import Answer, Image
 from bot.notice_keys import notice_key
 
@@ -55,11 +58,11 @@ class Intake:
 
     async def mention(self, key: ThreadKey, event: dict[str, Any]) -> None:
         """``@bot …`` in ``key``'s thread: a new thread starts a run; in a known thread it is a reply."""
-        await self._or_say_why(key, event, self._mention, "mention")
+        await self._or_say_why(key, "mention", {"event": event}, lambda: self._mention(key, event), ts=event["ts"])
 
     async def message(self, key: ThreadKey, event: dict[str, Any]) -> None:
         """A person's reply in ``key``'s thread, one the bot runs: their words, and any files."""
-        await self._or_say_why(key, event, self._message, "message")
+        await self._or_say_why(key, "message", {"event": event}, lambda: self._message(key, event), ts=event["ts"])
 
     async def dispatch(self, key: ThreadKey, op: str, args: dict[str, Any]) -> None:
         """Handle an event another replica received for a thread this one owns (``Replicas``)."""
@@ -86,22 +89,31 @@ class Intake:
         await self.replicas.forward(key, op, args)
         return True
 
-    async def _or_say_why(self, key: ThreadKey, event: dict[str, Any],
-                          handle: Callable[[ThreadKey, dict[str, Any]], Awaitable[None]], op: str) -> None:
-        """``handle`` the event here, or forward it (as ``op``) to the replica that owns the
-        thread; when storage refuses it, say so in the thread (once) instead.
+    async def _or_say_why(self, key: ThreadKey, op: str, args: dict[str, Any],
+                          handle: Callable[[], Awaitable[None]], *, ts: str | None = None) -> None:
+        """The error boundary of what people do in a thread: ``handle()`` here, or forward ``op``
+        and ``args`` to the replica that owns the thread; what stops it is said in the thread, once.
 
-        What ran before the failure stays done (a reaction, perhaps a notice queued); the person
-        is told nothing more was recorded and to say it again. Other errors are raised as before.
+        A run's file the bot does not follow (``RunFilesRefused``, ``UnsafePath``): what could not
+        be done and which file to remove; the thread is left as it was, so the same command works
+        once the file is gone. Storage refusing the message ``ts``: nothing more was recorded, say
+        it again (what ran before stays done: a reaction, perhaps a notice queued). Other errors
+        are raised as before (bolt's error handler logs them).
         """
         try:
-            if not await self._elsewhere(key, op, {"event": event}):
-                await handle(key, event)
-        except (StoreError, OSError) as exc:
+            if not await self._elsewhere(key, op, args):
+                await handle()
+        except (RunFilesRefused, StoreError, OSError) as exc:
+            refused = RunFilesRefused.of(exc)
+            if refused is not None:
+                log.warning("thread %s: %s (%s)", folder_name(key), refused, refused.__cause__ or "")
+                await self.outbox.send(key, "refused", notice_key("refused", key, ts or time.time()),
+                                       failures.refusal(refused.doing, refused.entry, refused.kind))
+                return
             fault = diagnose(exc, workspaces=(self.config.home / WORKSPACES).resolve())
-            if fault is None:
+            if fault is None or ts is None:
                 raise
-            await unrecorded_for(self.client).tell(key.channel, key.thread_ts, event["ts"], fault)
+            await unrecorded_for(self.client).tell(key.channel, key.thread_ts, ts, fault)
 
     async def _mention(self, key: ThreadKey, event: dict[str, Any]) -> None:
         user, channel, ts = event.get("user", ""), event["channel"], event["ts"]
@@ -245,22 +257,24 @@ class Intake:
                     if now and now.answered else render.stale_click_note())
             await ephemeral(self.client, channel, user, note, thread_ts=thread_ts)
             return
-        if not await self._elsewhere(q.thread, "answered", {"question": q.id, "answer": answer, "user": user}):
-            await self._answered(q, answer, user)
+        await self._or_say_why(q.thread, "answered", {"question": q.id, "answer": answer, "user": user},
+                               lambda: self._answered(q, answer, user))
 
     async def go_on_click(self, key: ThreadKey, user: str) -> None:
         """Go on under a spend limit's pause: the run goes on where it stopped (no new request);
         still over the limit, it pauses again and says so."""
-        if await self._elsewhere(key, "control", {"user": user, "stop": False, "go_on": True}):
-            return
-        await self.store.audit(user, "go_on", key)
-        await self.jobs.take_up(key)
+        async def go_on() -> None:
+            await self.store.audit(user, "go_on", key)
+            await self.jobs.take_up(key)
+
+        await self._or_say_why(key, "control", {"user": user, "stop": False, "go_on": True}, go_on)
 
     async def pr_work_click(self, key: ThreadKey, user: str, batch: str) -> None:
         """Work on this under a pull request's review post: the follow-up starts on its remarks."""
-        if self.pr_watch is None or await self._elsewhere(key, "pr_work", {"user": user, "batch": batch}):
-            return
-        await self.pr_watch.work_on(key, user, batch)
+        watch = self.pr_watch
+        if watch is not None:
+            await self._or_say_why(key, "pr_work", {"user": user, "batch": batch},
+                                   lambda: watch.work_on(key, user, batch))
 
     async def terminal_click(self, key: ThreadKey, user: str) -> None:
         """"Continue in a terminal": the command, shown only to the person who clicked (an allowed
@@ -274,18 +288,21 @@ class Intake:
         as with our Stop button, and the session leaves ``processing`` even when nothing ran."""
         if await self.store.get_thread(key) is None:
             return  # not a thread of ours
-        if await self._elsewhere(key, "control", {"user": user, "stop": True}):
-            return
-        await self.store.audit(user, "stop", key, "Slack's Stop")
-        if not await self.jobs.stop(key):
-            await self.jobs.sessions.set(key, "active")
+
+        async def stop() -> None:
+            await self.store.audit(user, "stop", key, "Slack's Stop")
+            if not await self.jobs.stop(key):
+                await self.jobs.sessions.set(key, "active")
+
+        await self._or_say_why(key, "control", {"user": user, "stop": True}, stop)
 
     async def control_click(self, key: ThreadKey, user: str, *, stop: bool) -> None:
         """Stop or Start over on ``key``'s status message."""
-        if await self._elsewhere(key, "control", {"user": user, "stop": stop}):
-            return
-        if stop:
-            await self.store.audit(user, "stop", key)
-            await self.jobs.stop(key)
-        else:
-            await self.start_over(key, "", user, None)
+        async def control() -> None:
+            if stop:
+                await self.store.audit(user, "stop", key)
+                await self.jobs.stop(key)
+            else:
+                await self.start_over(key, "", user, None)
+
+        await self._or_say_why(key, "control", {"user": user, "stop": stop}, control)

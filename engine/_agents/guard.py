@@ -7,7 +7,6 @@ landed). Every "main thread only" guard relies on one test, ``_is_main_thread``.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 from pathlib import Path
@@ -16,6 +15,8 @@ from typing import Any, Callable
 from claude_agent_sdk import AgentDefinition, HookMatcher
 
 from engine._agents.workbench import Workbench, is_within
+from engine._errors import FlowerError
+from engine._file_work import file_work
 from engine._lang import words
 from engine._resume.ephemeral import is_ephemeral
 from engine._resume.spill_file import safe_text, write_spill
@@ -179,16 +180,23 @@ def _reads_spill(data: dict[str, Any], spill_dir: Path) -> bool:
     return is_within(_resolve(raw, data.get("cwd")), spill_dir)
 
 
-def index_guard(workbench: Workbench) -> HookMatcher:
+def index_guard(workbench: Workbench, *, on_overrun: Callable[[str], Any] | None = None) -> HookMatcher:
     """Rebuild ``INDEX.md`` after a Write or Edit inside the workbench; always returns {}.
 
-    PostToolUse, matcher ``Write|Edit``: the next agent starts out knowing the file exists.
+    PostToolUse, matcher ``Write|Edit``: the next agent starts out knowing the file exists. The
+    rebuild runs in the run-files pool (``engine.host.file_work``); one that overruns is given up
+    and ``on_overrun`` gets the reason (the runtime then fails the step with it), else it is logged.
     """
 
     async def hook(data: dict[str, Any], tool_use_id: str | None, context: Any) -> dict[str, Any]:
         raw = (data.get("tool_input") or {}).get("file_path")
         if isinstance(raw, str) and raw and is_within(_resolve(raw, data.get("cwd")), workbench.root):
-            await asyncio.to_thread(workbench.refresh)  # disk work: never on the event loop
+            try:  # the agent's files: never on the event loop, never in the shared executor
+                await file_work(workbench.refresh, what="rebuilding the workbench index")
+            except FlowerError as exc:  # its words may reach a thread: the path only in the log
+                log.warning("%s (%s)", exc, workbench.root)
+                if on_overrun is not None:
+                    on_overrun(str(exc))
         return {}
 
     return HookMatcher(matcher="Write|Edit", hooks=[hook])
@@ -252,19 +260,20 @@ def workbench_hooks(
     spill_threshold: int | None = 4000,
     agents: dict[str, AgentDefinition] | None = None,
     allow_glance: bool = False,
+    on_overrun: Callable[[str], Any] | None = None,
 ) -> dict[str, list[HookMatcher]]:
     """The hooks a workbench session needs, by event; events with no hook are left out.
 
     PreToolUse: ``delegate_guard`` when ``delegate_only``, plus ``isolate_guard`` when a role in
-    ``agents`` is ``isolated()``. PostToolUse: ``index_guard`` always, plus ``spill_guard`` when
-    ``spill_threshold`` is truthy.
+    ``agents`` is ``isolated()``. PostToolUse: ``index_guard`` always (given ``on_overrun``), plus
+    ``spill_guard`` when ``spill_threshold`` is truthy.
     """
     pre: list[HookMatcher] = []
     if delegate_only:
         pre.append(delegate_guard(allow_glance=allow_glance))
     if agents and any(wants_isolation(a) for a in agents.values()):
         pre.append(isolate_guard(agents))
-    post = [index_guard(workbench)]
+    post = [index_guard(workbench, on_overrun=on_overrun)]
     if spill_threshold:
         post.append(spill_guard(workbench, threshold=spill_threshold))
     return {event: hooks for event, hooks in (("PreToolUse", pre), ("PostToolUse", post)) if hooks}

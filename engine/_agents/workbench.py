@@ -11,10 +11,12 @@ from __future__ import annotations
 import logging
 import os
 import re
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine._beneath import open_dir, read_bytes, regular_files, write_text
+from engine._beneath import open_dir, read_bytes, write_text
+from engine._tree import WALK_BUDGET_S, WALK_DEPTH, WALK_ENTRIES, Listing, walk
 from engine._lang import words
 
 log = logging.getLogger(__name__)
@@ -30,6 +32,10 @@ _COMMENT_RE = re.compile(r"^\s*(?:#+|//+|--+)\s*(.*?)\s*$")
 _DOCSTRING_RE = re.compile(r"^\s*[rRbBuU]?(\"\"\"|''')(.*)$")
 # Lines that look like comments but describe nothing: a shebang, a coding or editor mode line.
 _NOISE_RE = re.compile(r"^\s*(#!|#.*-\*-|#\s*(?:vim?|coding)[:=]|#\s*type:)")
+# A file's description is kept while its inode, size, mtime and ctime stay; only once its ctime is
+# this old: timestamps move in clock ticks, so a file rewritten within one tick of being read
+# could keep the same stat (the racy-git problem). The agent can set mtime, never ctime.
+_SETTLED_NS = 2_000_000_000
 
 
 
@@ -92,6 +98,10 @@ class Workbench:
     dirname: str = ".flower"
     max_index_entries: int = 40
     home: Path | None = None
+    # descriptions of the files the last index showed, by (path, inode, size, mtime, ctime): a
+    # refresh after each Write reads only what changed
+    _described: dict[tuple[str, int, int, int, int], str] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.workspace = Path(self.workspace)
@@ -171,32 +181,53 @@ class Workbench:
         """The index text, built from what is on disk now: per folder, newest first.
 
         Each folder lists at most ``max_index_entries`` files (hidden files skipped, subfolders
-        walked), each with its ``describe()`` line; the rest are counted in one line.
+        walked), each with its ``describe()`` line; the rest are counted in one line. The walk is
+        bounded (``engine._tree.walk``: names read, depth, time); a folder it cut short says so.
+        It reads the agent's files: call it off the event loop (``engine.host.file_work``).
         """
         w = words()
         parts = [w.INDEX_HEAD]
+        anchor, described = self.anchor, {}
         for name in FOLDERS:
-            files = self._files_newest_first(self.root / name)
+            folder = self.root / name
+            listing = walk(anchor, folder)
+            files = sorted(listing.files, key=lambda f: (-f[1].st_mtime, f[0]))
             parts.append(f"\n## {name}/")
-            if not files:
+            if not files and not listing.cut:
                 parts.append(w.INDEX_EMPTY)
-            for f in files[: self.max_index_entries]:
-                desc = describe(f, anchor=self.anchor)
-                rel = f.relative_to(self.root).as_posix()
-                parts.append(f"- {rel} — {desc}" if desc else f"- {rel}")
+            for rel, st in files[: self.max_index_entries]:
+                key = (f"{name}/{rel}", st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+                desc = self._described.get(key)
+                if desc is None:
+                    desc = describe(folder / rel, anchor=anchor)
+                if time.time_ns() - st.st_ctime_ns > _SETTLED_NS:
+                    described[key] = desc
+                shown = key[0].replace(os.sep, "/")
+                parts.append(f"- {shown} — {desc}" if desc else f"- {shown}")
             if len(files) > self.max_index_entries:
                 parts.append(w.INDEX_MORE.format(n=len(files) - self.max_index_entries))
+            if listing.cut:
+                parts.append(w.INDEX_CUT.format(why=_cut_said(listing)))
+        self._described = described
         return "\n".join(parts) + "\n"
 
     def refresh(self) -> str:
-        """Create the folders and rewrite ``INDEX.md`` from disk; returns the index text."""
+        """Create the folders and rewrite ``INDEX.md`` from disk; returns the index text. An index
+        that did not change is not written again (no fsync per Write for nothing)."""
         self.ensure()
         text = self.index()
-        write_text(self.anchor, self.index_path, text)
+        data = text.encode("utf-8")
+        try:
+            same = read_bytes(self.anchor, self.index_path, limit=len(data) + 1) == data
+        except OSError:  # missing, or a link or FIFO the agent put there: replaced below
+            same = False
+        if not same:
+            write_text(self.anchor, self.index_path, text)
         return text
 
     def prompt_block(self) -> str:
-        """The system-prompt block: where the workbench is, its index, and the three rules."""
+        """The system-prompt block: where the workbench is, its index, and the three rules (built
+        from disk like ``index()``: off the event loop)."""
         w = words()
         lines = [w.WORKBENCH_HEAD.format(root=self._shown_root()), "", w.WORKBENCH_RULES]
         if self.external:
@@ -204,13 +235,14 @@ class Workbench:
         lines += ["", self.index().rstrip()]
         return "\n".join(lines) + "\n"
 
-    def _files_newest_first(self, folder: Path) -> list[Path]:
-        found = [(st.st_mtime, folder / rel) for rel, st in regular_files(self.anchor, folder)]
-        found.sort(key=lambda t: (-t[0], str(t[1])))
-        return [p for _, p in found]
-
     def _shown_root(self) -> str:
         return str(Path(os.path.abspath(self.root))) if self.external else self.show(self.root) + "/"
+
+
+def _cut_said(listing: Listing) -> str:
+    """Why a folder's listing is cut short, in the run's language."""
+    why, n = words().INDEX_CUT_WHY, {"entries": WALK_ENTRIES, "depth": WALK_DEPTH, "time": f"{WALK_BUDGET_S:g}"}
+    return "; ".join(why[c].format(n=n[c]) for c in ("entries", "depth", "time") if c in listing.cut)
 
 
 def is_within(path: Path, folder: Path) -> bool:

@@ -16,6 +16,7 @@ from engine._agents.rules import shared_files_rules
 from engine._agents.roles import oracle
 from engine._agents.workbench import Workbench
 from engine._errors import FlowerError
+from engine._file_work import file_work
 from engine._run.options import with_rules
 
 RECENT_EVENTS = 40
@@ -38,9 +39,11 @@ async def consult(
     spec = spec or oracle()
     recent = "\n".join(_event_line(e) for e in list(events)[-RECENT_EVENTS:]) or words().NO_EVENTS
     wb = workbench if spec.workbench else None
+    # the index walks the agent's files: in the run-files pool, never on the event loop
+    prelude = "" if wb is None else await file_work(wb.prompt_block, what="building the workbench index")
     opts = build_options(
         spec, cwd=workspace, portable=False,
-        prelude=wb.prompt_block() if wb is not None else "",
+        prelude=prelude,
         add_dirs=[str(wb.root)] if wb is not None and wb.external else None,
     )
     with_rules(opts, shared_files_rules(workbench or Workbench(Path(workspace))))

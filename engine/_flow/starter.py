@@ -10,6 +10,8 @@ wrong raises nothing, it just fails silently.
 
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 import time
 from collections.abc import Sequence
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from engine._human.channel import HumanChannel, Park
+from engine._beneath import move, open_dir
 from engine._run.lineage import LINEAGE_FILE, Lineage
 from engine._agents.roles import coordinator, worker
 from engine._agents.workbench import Workbench
@@ -85,10 +88,37 @@ def _is_git_repo(path: Path) -> bool:
 
 def archive_run(paths: StarterPaths, run_dir: str | Path = "runs") -> Path:
     """``--new``: move lineage, brief and goal together into ``notes/archive/<YYYYmmdd-HHMMSS>/``
-    and zero the lineage. ``sessions.db`` is never touched: it is the archive."""
+    and zero the lineage. ``sessions.db`` is never touched: it is the archive. Anything but a
+    folder at ``notes/archive`` goes in with them, as ``archive``."""
     lineage = Lineage(Path(run_dir) / LINEAGE_FILE, paths.workspace)
-    return lineage.archive(paths.archive / time.strftime("%Y%m%d-%H%M%S"),
+    # a link, FIFO or file the run put at notes/archive is archived as it is (renamed, never followed): /new still works
+    aside = _set_aside(paths)
+    into = lineage.archive(paths.archive / time.strftime("%Y%m%d-%H%M%S"),
                            extra=[paths.brief, paths.goal], anchor=paths.workbench.anchor)
+    if aside is not None:
+        move(paths.workbench.anchor, aside, into / paths.archive.name)
+    return into
+
+
+def _set_aside(paths: StarterPaths) -> Path | None:
+    """Rename what stands at ``notes/archive`` when it is not a folder, under a hidden name beside
+    it; the new name, or None when there is nothing to move. A link or FIFO at ``notes`` or above
+    is refused (``UnsafePath``, ``NotADirectoryError``): that is the run's workbench itself."""
+    try:
+        fd = open_dir(paths.workbench.anchor, paths.archive.parent)
+    except FileNotFoundError:
+        return None
+    try:
+        mode = os.lstat(paths.archive.name, dir_fd=fd).st_mode
+    except FileNotFoundError:
+        return None
+    finally:
+        os.close(fd)
+    if stat.S_ISDIR(mode):
+        return None
+    aside = paths.archive.with_name(f".{paths.archive.name}-{os.urandom(4).hex()}")
+    move(paths.workbench.anchor, paths.archive, aside)
+    return aside
 
 
 def starter_flow(

@@ -211,6 +211,9 @@ WORKBENCH_HEAD = "## Workbench\n\nWorkbench location: {root}"
 INDEX_HEAD = "# Workbench index"
 INDEX_EMPTY = "(empty)"
 INDEX_MORE = "- … {n} older files not listed"
+INDEX_CUT = "- … listing cut short ({why}): some files are not shown"
+INDEX_CUT_WHY = {"entries": "over {n} entries", "depth": "folders deeper than {n} not entered",
+                 "time": "it took over {n} s"}
 
 # -- documents ---------------------------------------------------------------------------------
 PLACEHOLDER = "(not filled)"

@@ -185,6 +185,8 @@ WORKBENCH_HEAD = "## 工作台\n\n工作台位置:{root}"
 INDEX_HEAD = "# 工作台索引"
 INDEX_EMPTY = "(空)"
 INDEX_MORE = "- …另有 {n} 个较旧的文件未列出"
+INDEX_CUT = "- …列表被截断({why}),部分文件未列出"
+INDEX_CUT_WHY = {"entries": "超过 {n} 个条目", "depth": "未进入深于 {n} 层的文件夹", "time": "用时超过 {n} 秒"}
 
 # -- documents: the titles written (the parsers accept both languages' titles and aliases) -----
 PLACEHOLDER = "(未填)"

@@ -33,6 +33,7 @@ import claude_agent_sdk
 from claude_agent_sdk import ClaudeAgentOptions
 
 from engine._errors import FlowerError
+from engine._tree import remove_tree
 
 KEEP_VARIABLE = "FLOWER_CLI_ENV"  # comma-separated names the CLI may see
 GROUP_VARIABLE = "FLOWER_CLI_OWN_GROUP"  # "1": the CLI gets a process group of its own
@@ -121,9 +122,16 @@ def private_folder() -> Path:
     """This process's private (0700) temp folder for the launcher and key files, made once."""
     if not _folder:
         folder = Path(tempfile.mkdtemp(prefix="flower-cli-"))  # 0700: only this user can swap it
-        atexit.register(shutil.rmtree, folder, True)
+        atexit.register(_remove, folder)
         _folder.append(folder)
     return _folder[0]
+
+
+def _remove(folder: Path) -> None:
+    try:
+        remove_tree(folder.parent, folder)  # a loop, never a recursion, and no link followed
+    except OSError:
+        pass  # the process is ending: a temp folder left behind is the system's to clear
 
 
 def key_helper(env: dict[str, str]) -> Path | None:

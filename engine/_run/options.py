@@ -8,6 +8,7 @@ sandbox that fences an untrusted workspace in (``sandbox``).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -15,9 +16,10 @@ import shlex
 import shutil
 import stat
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from claude_agent_sdk import AgentDefinition, ClaudeAgentOptions
 from claude_agent_sdk.types import SessionStore
@@ -28,6 +30,7 @@ from engine._agents.spec import AgentSpec, build_options
 from engine._agents.workbench import Workbench
 from engine._run.launcher import key_helper, launch, private_folder, real_cli
 from engine._errors import FlowerError
+from engine._file_work import file_work
 from engine._run.sandbox import Sandbox, cli_view, fence_guard, sandbox_settings
 
 
@@ -48,8 +51,13 @@ class Setting:
 
 
 def attempt_options(setting: Setting, spec: AgentSpec, session: str | None, fork: bool,
-                    resume_at: str | None) -> ClaudeAgentOptions:
-    """``spec``'s options for one attempt in ``setting``, resuming ``session`` when given."""
+                    resume_at: str | None, *, prelude: str = "",
+                    on_overrun: Callable[[str], Any] | None = None) -> ClaudeAgentOptions:
+    """``spec``'s options for one attempt in ``setting``, resuming ``session`` when given.
+
+    ``prelude`` is the workbench's block (``Workbench.prompt_block()``), built by the caller off
+    the event loop: it walks the agent's files (``prepared_options`` does it in the run-files pool).
+    ``on_overrun`` hears why a workbench hook's file work was given up (see ``index_guard``)."""
     wb = setting.workbench if spec.workbench else None
     files = shared_files_rules(setting.workbench or Workbench(setting.workspace))
     spec = _telling_workers(spec, files)
@@ -57,7 +65,7 @@ def attempt_options(setting: Setting, spec: AgentSpec, session: str | None, fork
     if wb is not None:
         guards = workbench_hooks(
             wb, delegate_only=spec.delegate_only, spill_threshold=setting.spill_threshold,
-            agents=spec.agents, allow_glance=spec.glance,
+            agents=spec.agents, allow_glance=spec.glance, on_overrun=on_overrun,
         )
     whitelist = None
     if not spec.delegate_only:  # delegate_guard says "delegate" instead; two voices confuse
@@ -66,7 +74,7 @@ def attempt_options(setting: Setting, spec: AgentSpec, session: str | None, fork
     opts = build_options(
         spec, cwd=setting.workspace, session_store=setting.store, resume=session, fork=fork,
         resume_at=resume_at, portable=setting.portable,
-        prelude=wb.prompt_block() if wb is not None else "",
+        prelude=prelude if wb is not None else "",
         add_dirs=[str(wb.root)] if wb is not None and wb.external else None,
     )
     with_rules(opts, files)
@@ -98,6 +106,26 @@ def attempt_options(setting: Setting, spec: AgentSpec, session: str | None, fork
                                     hidden=[tempfile.gettempdir()])]
     launch(opts, env, own_group=setting.own_group, view=view)
     return opts
+
+
+async def prepared_options(setting: Setting, spec: AgentSpec, session: str | None, fork: bool, resume_at: str | None,
+                           stops: asyncio.Queue[str]) -> tuple[ClaudeAgentOptions | None, list[str]]:
+    """``attempt_options`` with the workbench's block built first in the run-files pool (it walks
+    the agent's files: never on the event loop), and the reasons file work overran: building the
+    block (then there are no options), or later a hook's, whose reason also goes on ``stops`` (the
+    attempt stops with it)."""
+    wb = setting.workbench if spec.workbench else None
+    try:
+        prelude = "" if wb is None else await file_work(wb.prompt_block, what="building the workbench index")
+    except FlowerError as exc:  # what file_work raises when the call overran
+        return None, [str(exc)]
+    overran: list[str] = []
+
+    def overrun(why: str) -> None:
+        overran.append(why)
+        stops.put_nowait(why)
+
+    return attempt_options(setting, spec, session, fork, resume_at, prelude=prelude, on_overrun=overrun), overran
 
 
 def with_rules(opts: ClaudeAgentOptions, rules: str) -> None:

@@ -21,13 +21,14 @@ from engine._events import (
     HandoffEvent, Interrupted, Label, OnEvent, ResultReported, RetryScheduled, SessionStarted, TurnEnded,
     WaitingForApi, WaitingOnline, emit, stamped,
 )
+from engine._file_work import OVERRAN
 from engine._media.image import Image
 from engine._run import signals
 from engine._run.attempt import AttemptHooks, AttemptOutcome, run_attempt
 from engine._run.credentials import check_credentials
 from engine._run.handoff import write_handoff
 from engine._run.manifest import MANIFEST_FILE, Manifest, StepResult
-from engine._run.options import Setting, attempt_options
+from engine._run.options import Setting, prepared_options
 from engine._run.said import Said
 from engine._run.sandbox import Sandbox
 from engine._run.resilience import Resilience, failure_text
@@ -63,10 +64,11 @@ class Runtime:
     workspace's commands and file tools in (``engine.Sandbox``); ``spend`` is a limit on what
     its sessions spend (``engine.host.SpendGuard``: asked before each step and at every
     message, workers' included; a reason stops the step there, failing with kind
-    ``spend_limit``, never retried). Construction checks that ``env``
-    has credentials (``CredentialsError``, a ``RuntimeError``) and has no effect on the process:
-    unlike the spec's Runtime it loads no ``.env`` and installs no signal handler; those are a
-    host's choices (the ``flower`` command makes both; see ``engine.host.install_signal_rescue``).
+    ``spend_limit``, never retried). The workbench's index is built in the run-files pool
+    (``engine.host.file_work``): one that overruns fails the step (kind ``file_work_overran``).
+    Construction checks that ``env`` has credentials (``CredentialsError``, a ``RuntimeError``),
+    with no effect on the process: unlike the spec's Runtime it loads no ``.env`` and installs no
+    signal handler, a host's choices (``flower`` makes both; see ``engine.host.install_signal_rescue``).
 
     Warning: a ``delegate_only`` spec run with ``workbench=False`` gets no guard at all on its
     main thread (``delegate_guard`` comes with the workbench hooks and replaces the whitelist).
@@ -225,8 +227,8 @@ class Runtime:
                     self._api_answered(name, on_event)
                     break
                 result.error, result.error_kind = out.error, out.error_kind
-                if out.error == SPEND_LIMIT:  # a front end's limit: nothing to retry until it is raised
-                    break
+                if out.error == SPEND_LIMIT or out.error_kind == OVERRAN:
+                    break  # a front end's limit, or a workspace that stalls the host: a retry meets it again
                 if out.error == self.INTERRUPTED:  # exit 2: a person spoke; not a failed attempt
                     if not session:
                         break
@@ -384,8 +386,13 @@ class Runtime:
             on_message=self.meter.message,
             stop_requests=self._stops if watch_context and self._stops else asyncio.Queue(),
         )
-        out = await run_attempt(attempt_options(self._setting(), spec, session, fork, resume_at), prompt, hooks,
-                                images=images)
+        options, overran = await prepared_options(self._setting(), spec, session, fork, resume_at,
+                                                  hooks.stop_requests)
+        if options is None:  # building the workbench's index overran: the step fails, saying why
+            return AttemptOutcome(error=overran[0], error_kind=OVERRAN)
+        out = await run_attempt(options, prompt, hooks, images=images)
+        if out.stopped is not None and out.stopped in overran:
+            out.error_kind = OVERRAN
         result.cost_usd = base_cost + out.cost_usd
         result.num_turns += out.num_turns
         return out

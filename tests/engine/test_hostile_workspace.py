@@ -133,9 +133,26 @@ def test_archive_through_a_symlinked_archive_folder_moves_nothing_out(host: tupl
     home = tmp_path / "home"
     home.mkdir()
     paths.archive.symlink_to(home, target_is_directory=True)  # notes/archive -> FLOWER_HOME
+    into = archive_run(paths, runs)  # the link is archived as it is, never followed
+    assert list(home.iterdir()) == []
+    assert paths.archive.is_dir() and not paths.archive.is_symlink() and into.parent == paths.archive
+    assert (into / "archive").readlink() == home and (into / "lineage.json").exists()
+    assert (into / paths.brief.name).read_text() == "# brief\n"
+
+
+def test_archive_through_a_symlinked_workbench_is_refused_and_moves_nothing(host: tuple[Path, Path],
+                                                                            tmp_path: Path) -> None:
+    ws, _ = host
+    paths = starter_paths(ws)
+    runs = ws / "runs"
+    runs.mkdir()
+    (runs / "lineage.json").write_text('{"workspace": "x", "steps": {}}')
+    home = tmp_path / "home"
+    (home / "notes").mkdir(parents=True)
+    paths.workbench.root.symlink_to(home, target_is_directory=True)  # .flower -> FLOWER_HOME
     with pytest.raises(UnsafePath):
         archive_run(paths, runs)
-    assert list(home.iterdir()) == []
+    assert list(home.rglob("*")) == [home / "notes"]
     assert (runs / "lineage.json").exists()  # the run's own state stays where the bot keeps it
 
 

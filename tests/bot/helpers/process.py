@@ -20,10 +20,11 @@ from tests.bot.helpers.app import CHANNEL
 
 
 class BotProcess:
-    """``python -m bot`` started (again) on one FLOWER_HOME; output goes to numbered log files."""
+    """``python -m bot`` started (again) on one FLOWER_HOME; output goes to numbered log files.
+    ``module`` is what ``-m`` runs: the bot, or a helper wrapping it (tests/bot/helpers/swapping_bot.py)."""
 
-    def __init__(self, tmp_path: Path, env: dict[str, str]) -> None:
-        self.tmp_path, self.env = tmp_path, env
+    def __init__(self, tmp_path: Path, env: dict[str, str], *, module: str = "bot") -> None:
+        self.tmp_path, self.env, self.module = tmp_path, env, module
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
 
@@ -32,7 +33,7 @@ class BotProcess:
         self.starts += 1
         log = self.tmp_path / f"bot-{self.starts}.log"
         with log.open("wb") as out:  # files, not pipes: an orphaned CLI child would hold a pipe open
-            self.proc = subprocess.Popen([sys.executable, "-m", "bot"], env=self.env, cwd=self.tmp_path,
+            self.proc = subprocess.Popen([sys.executable, "-m", self.module], env=self.env, cwd=self.tmp_path,
                                          stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                          start_new_session=True)
 

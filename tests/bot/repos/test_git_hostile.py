@@ -21,6 +21,7 @@ from bot.repos.thread_worktree import REPO_DIR, open_for_thread, thread_worktree
 from bot.repos.worktrees import cleanup, known_repos, open_worktree, push, remove_worktree, summary, worktree_at
 from bot.records import ThreadKey
 from tests.bot.helpers.git import branch_exists, commit_file, sh
+from tests.helpers.hostile_trees import deep_chain
 
 pytestmark = pytest.mark.usefixtures("git_identity")  # tests/bot/conftest.py
 # the repository tests' repositories (remote, checkout, home, binding): tests/bot/repos/conftest.py
@@ -272,3 +273,23 @@ def test_a_worktree_the_agent_locked_is_still_removed_by_new_and_cleanup(binding
     assert cleanup(home, set()) == [two.path]
     assert not one.path.exists() and not two.path.exists()
     assert branch_exists(binding.path, "flower/one") and branch_exists(binding.path, "flower/two")
+
+
+def test_a_2000_deep_tree_in_a_worktree_is_still_removed_by_new_and_cleanup(binding, home):
+    """Issue 37, finding 2: a run's chain of 2,000 folders made git's own delete fail ("File name
+    too long") and ``shutil.rmtree`` raise ``RecursionError`` (a worktree whose ``.git`` changed is
+    deleted without git); the bot's removals now go in a loop, whatever the depth."""
+    one = open_worktree(binding, "one", thread(home, "T1-C1-1"))
+    two = open_worktree(binding, "two", thread(home, "T1-C1-2"))
+    three = open_worktree(binding, "three", thread(home, "T1-C1-3"))
+    for wt in (one, two, three):
+        deep_chain(wt.path, 2000)
+    (three.path / ".git").write_text("gitdir: /elsewhere\n")  # changed by the run: deleted without git
+    try:
+        remove_worktree(one.path, known_repos(home), force=True)
+        assert sorted(cleanup(home, set())) == sorted([two.path, three.path])
+    finally:
+        for wt in (one, two, three):  # pytest's own clean-up of tmp_path recurses: not left to it
+            subprocess.run(["rm", "-rf", str(wt.path)], check=False)
+    assert not one.path.exists() and not two.path.exists() and not three.path.exists()
+    assert all(branch_exists(binding.path, f"flower/{n}") for n in ("one", "two", "three"))
