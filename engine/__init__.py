@@ -21,6 +21,7 @@ from engine._docs.checks import CheckState, check_states
 from engine._docs.goal import Goal
 from engine._docs.verdict import Verdict
 from engine._errors import FlowerError
+from engine._file_work import FileWorkOverran
 # Progress events
 from engine._events import (
     AskEvent,
@@ -129,5 +130,6 @@ __all__ = [
     "ChannelError",
     "TransportError",
     "UnsafePath",
+    "FileWorkOverran",
     "ImageRefused",
 ]

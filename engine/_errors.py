@@ -3,8 +3,7 @@
 Our exception hierarchy (every name is exported from ``engine``; where it is defined in brackets):
 
 * FlowerError  [engine._errors] - also raised as itself: no Claude Code CLI found, the oracle
-  could not answer, a TrimPolicy spill folder outside the workspace, a run's file work that
-  overran its time (engine.host.file_work)
+  could not answer, a TrimPolicy spill folder outside the workspace
   x StepAbort  [engine._flow.base] - a gate stops the workflow now; retrying cannot help
   x StoreError  [engine._stores.sqlite_db] - a SQLite file or a PostgreSQL database could not be read or written
   x CredentialsError (also RuntimeError)  [engine._run.credentials] - Claude Code cannot log in
@@ -12,6 +11,7 @@ Our exception hierarchy (every name is exported from ``engine``; where it is def
   x ChannelError (also ValueError)  [engine._human.channel] - a HumanChannel used wrongly
   x TransportError  [engine._human.transports] - a Transport used wrongly
   x UnsafePath (also OSError)  [engine._beneath] - a workspace path the host will not follow (a symlink, a FIFO)
+  x FileWorkOverran  [engine._file_work] - a run's file work (engine.host.file_work) overran its time
   x ImageRefused (also ValueError)  [engine._media.image] - an image that cannot be read, is none, or stays over the API's limits
 
 The offline test kit adds ``engine.testing.FakeModelError(FlowerError)`` and

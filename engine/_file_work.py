@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 from engine._errors import FlowerError
 
-__all__ = ["OVERRAN", "TIMEOUT_S", "file_work"]
+__all__ = ["OVERRAN", "TIMEOUT_S", "FileWorkOverran", "file_work"]
 
 WORKERS = 4
 TIMEOUT_S = 30.0  # a walk stops itself after about a second per folder; this is the backstop
@@ -33,6 +33,11 @@ MAX_STUCK = 32
 OVERRAN = "file_work_overran"  # the error kind of a step that file work made fail
 
 T = TypeVar("T")
+
+
+class FileWorkOverran(FlowerError):
+    """A call of ``file_work`` took longer than its timeout: something in a run's files stalls the
+    host (a huge or very deep tree, or a guard missed). The call is written off, never waited for."""
 
 
 class _Pool:
@@ -100,7 +105,7 @@ async def file_work(fn: Callable[..., T], /, *args: Any, what: str, timeout: flo
     its result, or its exception.
 
     ``what`` names the work for the error: when the call takes longer than ``timeout`` seconds
-    (default ``TIMEOUT_S``) this raises ``FlowerError`` saying what overran and what to do, and
+    (default ``TIMEOUT_S``) this raises ``FileWorkOverran`` saying what overran and what to do, and
     the call is left to finish in its thread (a thread cannot be stopped), written off.
     """
     limit = TIMEOUT_S if timeout is None else timeout
@@ -110,7 +115,7 @@ async def file_work(fn: Callable[..., T], /, *args: Any, what: str, timeout: flo
         return await asyncio.wait_for(asyncio.wrap_future(fut), limit)
     except asyncio.TimeoutError:
         _pool.write_off(fut)
-        raise FlowerError(
+        raise FileWorkOverran(
             f"{what} took longer than {limit:g} s and was given up. Something in the workspace may be "
             "made to stall the host (a huge or very deep folder tree, a FIFO where a file or folder "
             "should be): remove it, then go on.") from None

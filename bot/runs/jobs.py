@@ -27,7 +27,7 @@ from bot.render import texts
 from bot.render.failures import refusal_reason
 from bot.repos.thread_worktree import mark_fresh, thread_run
 from bot.runs import tally
-from bot.runs.refused import in_the_workbench, refusing
+from bot.runs.refused import RunFilesRefused, in_the_workbench, refusing
 from bot.runs.request import SavedRequest
 from bot.runs import conclusion
 from bot.runs.outcome import Failed, Outcome, Parked, ShutDown, Stopped
@@ -42,7 +42,7 @@ from bot.slack.agent_sessions import AgentSessions
 from bot.slack.assistant import AssistantStatus
 from bot.slack.outbox import Outbox
 from bot.store.bot_store import BotStore, Thread, ThreadKey
-from engine import FlowerError, Image
+from engine import FileWorkOverran, FlowerError, Image
 from engine.host import file_work
 
 __all__ = ["BotOptions", "Jobs"]
@@ -186,7 +186,10 @@ class Jobs:
                 mark_fresh(ws, run_dir(ws))
             return True
 
-        archived = await file_work(archive, what="/new's archive")  # the run's files: their own pool
+        try:
+            archived = await file_work(archive, what="/new's archive")  # the run's files: their own pool
+        except FileWorkOverran as exc:
+            raise RunFilesRefused("archive", "", "slow") from exc
         await self.store.forget_plans(key)
         await self.store.retire_pr_watches(key)
         await self.sessions.set(key, "closed")

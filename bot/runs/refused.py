@@ -17,12 +17,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
-from engine import FlowerError, StarterRun, UnsafePath
+from engine import FileWorkOverran, FlowerError, StarterRun, UnsafePath
 
 __all__ = ["Doing", "Kind", "RunFilesRefused", "in_the_way", "in_the_workbench", "refusing"]
 
 Doing = Literal["archive", "other"]  # what could not be done (texts.REFUSED)
-Kind = Literal["link", "fifo", "other"]  # what is in the way (texts.REFUSED_WHY)
+Kind = Literal["link", "fifo", "slow", "other"]  # what is in the way (texts.REFUSED_WHY)
 
 
 class RunFilesRefused(FlowerError):
@@ -41,6 +41,8 @@ class RunFilesRefused(FlowerError):
         which entry is unknown); else None."""
         if isinstance(exc, RunFilesRefused):
             return exc
+        if isinstance(exc, FileWorkOverran):  # reading the run's files took too long: which file is unknown
+            return cls("other", "", "slow")
         return cls("other", "", "other") if isinstance(exc, UnsafePath) else None
 
 

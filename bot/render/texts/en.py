@@ -247,9 +247,10 @@ CANNOT_TAKE_ANY = "the bot's storage cannot be written"  # a (where, fault) not 
 # a command stopped by a link or FIFO a run made, which the bot does not follow (bot.render.failures)
 REFUSED = {"archive": "⚠️ I couldn't archive the last run: {reason}", "other": "⚠️ I couldn't do that: {reason}"}
 REFUSED_REASON = "a file in this thread's workspace {why}. Remove it (`{entry}`) or start a new thread."  # a run's too
-REFUSED_REASON_UNNAMED = "a file in this thread's workspace {why}. Remove it or start a new thread."
+REFUSED_REASON_UNNAMED = "something in this thread's workspace {why}. Remove it or start a new thread."
 REFUSED_WHY = {"link": "is a link, which I don't follow", "fifo": "is a FIFO (a named pipe), which I never open",
-               "other": "is not what belongs there (a special file, or a file where a folder goes)"}
+               "other": "is not what belongs there (a special file, or a file where a folder goes)",
+               "slow": "takes too long to read (a huge or very deep tree of folders, perhaps)"}
 
 # -- The goal's checklist message (bot.render.plan) ------------------------------------------
 

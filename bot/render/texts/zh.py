@@ -230,9 +230,10 @@ CANNOT_TAKE_ANY = "机器人的存储无法写入"
 # a command stopped by a link or FIFO a run made, which the bot does not follow (bot.render.failures)
 REFUSED = {"archive": "⚠️ 我没能归档上一次运行：{reason}", "other": "⚠️ 我没能做这件事：{reason}"}
 REFUSED_REASON = "这个线程的工作区里有一个文件{why}。请删掉它（`{entry}`），或者开一个新线程。"  # a run's too
-REFUSED_REASON_UNNAMED = "这个线程的工作区里有一个文件{why}。请删掉它，或者开一个新线程。"
+REFUSED_REASON_UNNAMED = "这个线程的工作区里有东西{why}。请删掉它，或者开一个新线程。"
 REFUSED_WHY = {"link": "是链接，我不跟随链接", "fifo": "是 FIFO（命名管道），我从不打开它",
-               "other": "不是该在那里的东西（特殊文件，或占了文件夹位置的文件）"}
+               "other": "不是该在那里的东西（特殊文件，或占了文件夹位置的文件）",
+               "slow": "读起来太久（也许是极大或极深的文件夹树）"}
 
 # -- The goal's checklist message (bot.render.plan) ------------------------------------------
 

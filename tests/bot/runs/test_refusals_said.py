@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import threading
 from pathlib import Path
 
 import pytest
@@ -163,6 +164,31 @@ async def test_a_reply_to_a_thread_whose_workbench_is_a_link_says_why_and_works_
     mark = slack.mark()
     await slack.send_event(slack.user_message(CHANNEL, "顺便加一个 bye.txt", thread_ts=thread))
     await posted(slack, thread, "Done", after=mark, timeout=TOLD)
+
+
+async def test_new_whose_archive_overruns_its_time_says_so(make_bot, slack_env, fake_model, tmp_path, monkeypatch):
+    import engine._file_work
+    from bot.runs import jobs
+
+    slack = slack_env
+    await make_bot(CLARIFY_ONLY)
+    thread = await finished_thread(slack, fake_model)
+    ws = workspace(tmp_path, thread)
+    release = threading.Event()
+
+    def stalled(where):  # our own step, held until the test lets it go: the archive overruns its time
+        release.wait(TOLD)
+        return real(where)
+
+    real = jobs.thread_run
+    monkeypatch.setattr(jobs, "thread_run", stalled)
+    monkeypatch.setattr(engine._file_work, "TIMEOUT_S", 0.5)
+    mark = slack.mark()
+    await slack.send_event(slack.user_message(CHANNEL, "/new 另一件事", thread_ts=thread))
+    told = await posted(slack, thread, "I couldn't archive the last run", after=mark, timeout=TOLD)
+    assert "takes too long to read" in told.body["text"] and str(tmp_path) not in told.body["text"]
+    release.set()  # the written-off call finishes in its thread; the test waits for it to leave the files
+    await slack.wait_until(lambda: starter_paths(ws).archive.is_dir(), what="the written-off archive to end")
 
 
 def test_the_entry_in_the_way_is_found_without_following_or_opening_it(tmp_path):
