@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 from importlib.util import find_spec
-from engine import LANGUAGE_ENV, check_language
+from engine.lang import LANGUAGE_ENV, check_language
 from engine.host import redact
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -388,6 +388,9 @@ def _database_url(env: dict[str, str]) -> str | None:
             "postgresql://user:password@host:5432/database, or leave it unset to keep the bot's state "
             "in bot.db under FLOWER_HOME."
         )
+    if "@" in raw.split("=")[0] and "@" not in urlsplit(raw).netloc:  # a '/', '?', '#' in it ends the host
+        raise ConfigError(f"FLOWER_DATABASE_URL's password holds a '/', '?' or '#' (got …@{raw.rsplit('@', 1)[1]}); "
+                          "percent-encode them in the user and password: / as %2F, ? as %3F, # as %23.")
     if find_spec("asyncpg") is None:  # else the first store operation fails with an ImportError
         raise ConfigError("FLOWER_DATABASE_URL is set, but the PostgreSQL driver (asyncpg) is not installed. "
                           "Run: pip install 'flower[postgres]', or unset FLOWER_DATABASE_URL to use bot.db.")

@@ -8,7 +8,9 @@ from Slack with ``@flower /limit``) override them there.
 
 Who may change what: ``month`` and ``user`` count spend in every channel (``INSTALLATION``), so
 only the installation's admins may set them freely; a channel's own admins may only lower one in
-their channel (``lowers``), never raise or remove it.
+their channel (``lowers``), never raise or remove it. What they set is kept apart (``cap``, stored
+as ``month:cap``) and applies under whatever the operator has in force, never in its place: set at
+exactly today's cap, it must not keep that cap in the channel once the operator lowers it.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import dataclass, fields, replace
 from datetime import datetime, timezone
 from typing import Literal, get_args
 
-__all__ = ["ENV", "INSTALLATION", "SCOPES", "Limits", "Scope", "lowers", "month_start", "parse_usd"]
+__all__ = ["ENV", "INSTALLATION", "SCOPES", "Limits", "Scope", "cap", "lowers", "month_start", "parse_usd"]
 
 Scope = Literal["request", "thread", "channel", "user", "month"]
 SCOPES: tuple[Scope, ...] = get_args(Scope)
@@ -50,8 +52,11 @@ class Limits:
         return cls(**{scope: parse_usd(env[name], source=name) for scope, name in ENV.items() if env.get(name)})
 
     def over(self, overrides: Mapping[str, float]) -> Limits:
-        """These limits with a channel's own (``overrides``, by scope) in their place."""
-        return replace(self, **{k: v for k, v in overrides.items() if k in SCOPES})
+        """These limits with a channel's own (``overrides``, by scope) in their place, then each channel
+        admin's ``cap`` (by ``cap(scope)``) under what that leaves."""
+        limits = replace(self, **{k: v for k, v in overrides.items() if k in SCOPES})
+        caps = {scope: overrides[cap(scope)] for scope in INSTALLATION if cap(scope) in overrides}
+        return replace(limits, **{scope: min(usd, getattr(limits, scope) or math.inf) for scope, usd in caps.items()})
 
     def items(self) -> list[tuple[Scope, float]]:
         """The scopes that have a limit, with it."""
@@ -69,6 +74,11 @@ def parse_usd(raw: str, *, source: str) -> float:
         raise ValueError(f"{source} must be an amount in US dollars above 0; got {raw!r}. Write it as, "
                          "for example, 20 or 0.50 (leave it unset for no limit).")
     return value
+
+
+def cap(scope: str) -> str:
+    """The name a channel admin's cap on the installation-wide ``scope`` is kept under."""
+    return f"{scope}:cap"
 
 
 def lowers(usd: float | None, in_force: float | None) -> bool:

@@ -266,7 +266,11 @@ def main(argv: list[str] | None = None) -> int:
         if policy_problem:
             print(f"flower-bot: warning: {policy_problem} (the report does not need the policy; the bot would not "
                   "start with it)", file=sys.stderr)
-        sys.stdout.write(asyncio.run(report(config, args)))
+        try:
+            sys.stdout.write(asyncio.run(report(config, args)))
+        except FlowerError as exc:  # the store away (its URL's password masked): one line, as at start
+            print(f"flower-bot: {exc}", file=sys.stderr)
+            return EXIT_CONFIG
         return 0
     if args not in ([], ["cleanup"]):
         print(f"flower-bot: unknown arguments {' '.join(args)!r}. {USAGE}", file=sys.stderr)

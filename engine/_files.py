@@ -10,15 +10,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-from engine._beneath import write_text
+from engine._beneath import read_bytes, write_text
 
 
-def keep_out_of_git(folder: str | Path) -> None:
+def keep_out_of_git(folder: str | Path, *, anchor: str | Path) -> None:
     """Create ``folder`` with a ``.gitignore`` of ``*``: nothing in it (spilled tool output can hold
-    keys) reaches a commit, even a worker's ``git add -A``. Idempotent."""
+    keys) reaches a commit, even a worker's ``git add -A``. Idempotent. ``folder`` lies in a run's
+    workspace: it is reached beneath ``anchor`` following no link (``UnsafePath`` for one)."""
     ignore = Path(folder) / ".gitignore"
-    if not ignore.is_file():
-        write_text_atomic(ignore, "*\n")
+    try:
+        read_bytes(anchor, ignore, limit=1)
+    except OSError:  # missing, or a link or FIFO the run put there: replaced, never followed
+        write_text(anchor, ignore, "*\n")
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:

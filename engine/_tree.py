@@ -152,7 +152,7 @@ def remove_tree(anchor: str | os.PathLike[str], path: str | os.PathLike[str]) ->
     name = Path(path).name
     try:
         try:
-            top = open_child(parent, name)
+            top = _own_folder(parent, name)
         except FileNotFoundError:
             return False
         except OSError as exc:
@@ -203,12 +203,14 @@ def _empty(top: int) -> None:
                     pass  # gone already, or a folder put there since the listing: the next pass enters it
                 continue
             if len(stack) >= REMOVE_DEPTH:
-                # too deep to hold open: moved up into the top folder, emptied from there later
+                # too deep to hold open: moved up into the top folder, emptied from there later (a
+                # folder moved to another parent must be writable itself: its ".." changes)
+                _give_back(level.fd, entry.name)
                 os.rename(entry.name, f".flower-rm-{os.urandom(8).hex()}", src_dir_fd=level.fd, dst_dir_fd=top)
                 stack[0].changed = True
                 continue
             try:
-                child = open_child(level.fd, entry.name)
+                child = _own_folder(level.fd, entry.name)
             except FileNotFoundError:
                 continue
             except OSError as exc:
@@ -223,3 +225,36 @@ def _empty(top: int) -> None:
             if level.entries is not None:
                 level.entries.close()
             os.close(level.fd)
+
+
+def _own_folder(dir_fd: int, name: str) -> int:
+    """``open_child`` for a folder being removed, which then lets its entries be removed: a run can
+    ``chmod 000`` (or 500) its folders, and the bot runs as the run's user, so only the mode stood
+    in the way (``/new`` and ``flower-bot cleanup`` failed on it). The tree is being deleted: its
+    folders are made the owner's (0700) first, never through a link."""
+    try:
+        fd = open_child(dir_fd, name)
+    except PermissionError:
+        _give_back(dir_fd, name)
+        fd = open_child(dir_fd, name)
+    try:
+        if os.fstat(fd).st_mode & 0o700 != 0o700:
+            os.fchmod(fd, 0o700)
+    except OSError:
+        pass  # another owner's (the bot is not root): the removal says what stays
+    return fd
+
+
+def _give_back(dir_fd: int, name: str) -> None:
+    """Make the folder ``name`` in ``dir_fd`` 0700, following no link (an ``O_PATH`` descriptor of
+    the folder itself, changed through ``/proc``: Python's ``chmod`` cannot refuse a link here)."""
+    try:
+        fd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=dir_fd)
+    except OSError:
+        return  # gone, a link or not a folder: the caller's own step says what it is
+    try:
+        os.chmod(f"/proc/self/fd/{fd}", 0o700)
+    except OSError:
+        pass  # no /proc, or another owner's: the caller's own step fails with the reason
+    finally:
+        os.close(fd)

@@ -1,134 +1,101 @@
-"""For workflow authors: the parts a workflow of your own is composed of, beyond ``engine``'s face.
+"""For workflow authors: what a workflow of your own is composed of, beyond the spec's API.
 
-``engine`` holds what a front end needs to start a job and show it (``Runtime``, ``Workflow``,
-``Step``, ``AgentSpec``, ``StarterRun``, the events, the documents, the errors). Writing a
-workflow of your own takes more: the roles and their rules, the policies of an agent, the
-ready-made steps and their ``ctx`` keys, the guards and hooks that keep a coordinator from doing
-the work itself, the workbench, the session stores and how they trim and prune a resumed
-transcript. They are public here, grouped as the specification groups them, so neither a front
-end's import list nor an author's needs a private module.
+The spec's names are ``engine``'s (roles and their rules, the ready-made steps, the guards and
+hooks, the workbench, the session stores and their policies) and are declared there; they stay
+importable from here too, for code written when this module held them. What is declared here
+goes past the spec: the transports a human channel asks through (the protocol, the question it
+is given and the answer it returns, the terminal's and a script's), the starter flow's folder and
+failures, the goal's checks as states, why a failure is fatal, the oracle's one question, and the
+PostgreSQL session stores (several replicas; the postgres extra).
 """
 
-from engine._agents.guard import (
-    delegate_guard,
-    index_guard,
-    isolate_guard,
-    isolated,
-    merge_hooks,
-    spill_guard,
-    wants_isolation,
-    whitelist_guard,
-    workbench_hooks,
-)
-from engine._agents.roles import clarify, coordinator, judge, oracle, worker
-from engine._agents.rules import (
-    CLARIFY_RULES,
-    COORDINATOR_RULES,
-    JUDGE_RULES,
-    ORACLE_RULES,
-    WORKER_RULES,
-    shared_files_rules,
-)
-from engine._agents.spec import CompactPolicy, HandoffPolicy, build_options, default_window
-from engine._agents.workbench import Workbench
-from engine._docs.handoff_doc import Handoff
-from engine._flow.oracle import consult
-from engine._flow.starter import StarterPaths, archive_run, starter_flow
-from engine._flow.steps import (
+from engine import (  # the spec's names, declared in engine; still importable from here
     BRIEF_KEY,
     CLARIFY_RESUME,
+    CLARIFY_RULES,
+    COORDINATOR_RULES,
     GOAL_KEY,
+    JUDGE_RULES,
     MISSING_KEY,
+    ORACLE_RULES,
     ROUND_KEY,
     VERDICT_KEY,
-    VERIFY_PROMPT,
+    WORKER_RULES,
+    CompactPolicy,
+    EphemeralPolicy,
+    Handoff,
+    HandoffPolicy,
+    HumanChannel,
+    Lineage,
+    PrunePolicy,
+    PruningSessionStore,
+    SqliteSessionStore,
+    StepResult,
+    TrimmingSessionStore,
+    TrimPolicy,
+    Workbench,
+    build_options,
+    clarify,
     clarify_step,
+    coordinator,
+    default_window,
+    delegate_guard,
     goal_step,
+    index_guard,
+    is_ephemeral,
+    isolate_guard,
+    isolated,
+    judge,
+    merge_hooks,
+    oracle,
+    spill_guard,
+    starter_flow,
+    wants_isolation,
+    whitelist_guard,
     with_goal,
+    workbench_hooks,
+    worker,
 )
-from engine._human.channel import HumanChannel
-from engine._human.transports import ScriptedTransport, TerminalTransport
-from engine._run.lineage import Lineage
-from engine._run.manifest import StepResult
-from engine._run.resilience import FatalCause, fatal_cause
-from engine._resume.ephemeral import is_ephemeral
-from engine._stores.postgres import PostgresSessionStore
+from engine._agents.rules import shared_files_rules
+from engine._docs.checks import CheckState, check_states
+from engine._flow.failure import FlowFailure, flow_failure
+from engine._flow.oracle import consult
+from engine._flow.starter import WORK_STEP, StarterPaths, archive_run, starter_paths
+from engine._flow.steps import VERIFY_PROMPT
+from engine._human.transports import Answer, Question, ScriptedTransport, TerminalTransport, Transport
 from engine._resume.stores import PruningPostgresSessionStore, TrimmingPostgresSessionStore
-from engine._resume.stores import PruningSessionStore
-from engine._resume.policies import PrunePolicy
-from engine._stores.sqlite import SqliteSessionStore
+from engine._run.resilience import FatalCause, fatal_cause
+from engine._stores.postgres import PostgresSessionStore
 from engine._stores.sqlite_read import last_context_tokens
-from engine._resume.stores import TrimmingSessionStore
-from engine._resume.policies import EphemeralPolicy, TrimPolicy
 
 __all__ = [
-    # Roles and their rules: who the coordinator, its workers, the clarifier, the judge and the
-    # oracle are (an ``AgentSpec`` each), and the rules each is told
-    "coordinator",
-    "worker",
-    "clarify",
-    "judge",
-    "oracle",
-    "COORDINATOR_RULES",
-    "WORKER_RULES",
-    "CLARIFY_RULES",
-    "JUDGE_RULES",
-    "ORACLE_RULES",
+    # Roles: the rules a worker is told about the files a person shared
     "shared_files_rules",
-    # Agent definition: an ``AgentSpec`` as the SDK's options, and the policies a spec carries
-    "build_options",
-    "CompactPolicy",
-    "HandoffPolicy",
-    "default_window",
-    # Steps: the ready-made ones, the starter flow they make, and the ``ctx`` keys they share
-    "clarify_step",
-    "goal_step",
-    "with_goal",
-    "starter_flow",
-    "StarterPaths",
-    "archive_run",
-    "consult",
-    "BRIEF_KEY",
-    "GOAL_KEY",
-    "VERDICT_KEY",
-    "ROUND_KEY",
-    "MISSING_KEY",
-    "CLARIFY_RESUME",
+    # Steps: the judge's prompt, the starter flow's folder (its paths, its work step's name, the
+    # archive /new makes), how a flow failed, read from its ctx, and the oracle's one question
     "VERIFY_PROMPT",
-    # Runtime internals a step sees: one step's result, the lineage, why a failure is fatal
-    "StepResult",
-    "Lineage",
+    "starter_paths",
+    "StarterPaths",
+    "WORK_STEP",
+    "archive_run",
+    "FlowFailure",
+    "flow_failure",
+    "consult",
+    # Runtime internals a step sees: why a failure is fatal
     "FatalCause",
     "fatal_cause",
-    # Documents a handoff writes
-    "Handoff",
-    # The human channel a workflow asks through, and the transports of a terminal and a script
-    "HumanChannel",
+    # Documents: the goal's checks, each pending, passed, failing or unverifiable after a verdict
+    "CheckState",
+    "check_states",
+    # The human channel's transports: the protocol, what it is asked and answers, two of them
+    "Transport",
+    "Question",
+    "Answer",
     "TerminalTransport",
     "ScriptedTransport",
-    # Guards and hooks
-    "whitelist_guard",
-    "delegate_guard",
-    "spill_guard",
-    "index_guard",
-    "isolate_guard",
-    "isolated",
-    "wants_isolation",
-    "workbench_hooks",
-    "merge_hooks",
-    # Workbench
-    "Workbench",
-    # Session stores: SQLite (one machine, the default) and PostgreSQL (several; the postgres
-    # extra), with the layers that trim and prune a transcript when it is resumed
-    "SqliteSessionStore",
-    "TrimmingSessionStore",
-    "PruningSessionStore",
+    # Session stores on PostgreSQL (the postgres extra), and the context a session last used
     "PostgresSessionStore",
     "TrimmingPostgresSessionStore",
     "PruningPostgresSessionStore",
-    "TrimPolicy",
-    "EphemeralPolicy",
-    "PrunePolicy",
-    "is_ephemeral",
     "last_context_tokens",
 ]

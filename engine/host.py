@@ -17,6 +17,7 @@ from engine._run.launcher import check_cli
 from engine._run.manifest import MANIFEST_FILE, read_manifest
 from engine._run.signals import install as install_signal_rescue
 from engine._run.spend import SpendGuard, estimate_usd
+from engine._run.totals import Spend, Totals
 from engine._stores.pg_pool import PgDatabase, redact
 from engine._stores.pg_schema import Migration
 from engine._stores.sqlite_db import immediate, open_sqlite
@@ -42,6 +43,8 @@ __all__ = [
     # A run's record: what every session of a run_dir spent, as the runtime wrote it
     "MANIFEST_FILE",
     "read_manifest",
+    "Totals",  # a run_dir's spend, the thread's and its request's (StarterRun.totals() returns it)
+    "Spend",  # money spent and rounds judged
     # The host's process: Claude Code is there, and a killed step is recorded as killed
     "check_cli",
     "install_signal_rescue",

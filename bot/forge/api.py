@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import json as jsonlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Literal, Mapping, TypeVar
 from urllib.parse import quote, urlencode
 
@@ -17,8 +17,9 @@ import aiohttp
 from multidict import CIMultiDict
 from yarl import URL
 
+from bot.forge import costs
 from bot.forge.markers import Markers
-from bot.forge.pages import PER_PAGE, Page, read_pages
+from bot.forge.pages import PER_PAGE, Page, Where, clipped, read_pages
 from bot.forge.remote import ForgeRepo
 from bot.forge.reviews import Check, Conditional, Remark
 from engine import FlowerError
@@ -129,6 +130,7 @@ class Forge:
         self._token = token
         self._session: aiohttp.ClientSession | None = None
         self.markers = Markers(token)  # what the bot's comments end with; see bot.forge.markers
+        self.budget: tuple[int, int] | None = None  # (requests left, the limit) as the forge last said
         if not token:
             raise ForgeError("no_token", (
                 f"{repo.token_env} is not set, so flower cannot open {repo.noun}s on {repo.name}. Set it to "
@@ -224,6 +226,10 @@ class Forge:
         """(a page after this one is named, the last page's number or None) from a page's headers."""
         raise NotImplementedError
 
+    def order(self, item: Any) -> int:
+        """The key a list of remarks is in, of one of its items (the forge's id, which grows)."""
+        return int(item["id"])
+
     async def pages(self, call: str, path: str, number: int, cache: Conditional | None, *, doing: str) -> list[Any]:
         """The items of the list at ``path`` (on pull request ``number``) that one read takes
         (``bot.forge.pages.read_pages``), each page conditional; a page that fails raises as ``fail``."""
@@ -231,14 +237,20 @@ class Forge:
 
         async def fetch(page: int) -> Page:
             reply = await self.send(call, "GET", path, params={"per_page": str(PER_PAGE), "page": str(page)},
-                                    cache=cache)
+                                    cache=cache, shrink=clipped)
             if not reply.ok:
                 raise self.fail(reply, doing, missing=self._missing(number, reply))
             items = self.read(_a_list, reply.body, call)
-            return Page(items, *self.links(reply.headers))
+            keys = self.read(lambda found: (self.order(found[0]), max(map(self.order, found))), items,
+                             call) if items else None
+            return Page(items, *self.links(reply.headers), keys=keys)
 
-        items, resume[path] = await read_pages(fetch, start=resume.get(path, 1))
+        items, resume[path] = await read_pages(fetch, resume.get(path, Where()))
         return items
+
+    def short_of_requests(self) -> bool:
+        """Whether the forge last said the token has less than ``costs.RESERVE`` of its rate limit left."""
+        return costs.short(self.budget)
 
     def scrub(self, text: str) -> str:
         """``text`` with the token replaced by ``***``: every message and log line goes through here."""
@@ -265,7 +277,8 @@ class Forge:
         return self.scrub(text or reply.reason or "no message")[:MESSAGE_CHARS]
 
     async def send(self, call: str, method: str, path: str, *, params: Mapping[str, str] | None = None,
-                   json: Any = None, cache: Conditional | None = None) -> Reply:
+                   json: Any = None, cache: Conditional | None = None,
+                   shrink: Callable[[Any], Any] | None = None) -> Reply:
         """The reply to ``method path`` (``path`` already URL-quoted), retried per ``self.retry``.
 
         Connection errors, timeouts, 429, 5xx and rate-limited 403s are retried; when the tries run out
@@ -273,6 +286,7 @@ class Forge:
 
         A GET with a ``cache`` sends the ETag it holds for the URL (query included); a 304 comes back as
         a 200 with the JSON and headers kept from before, and a new 200 is kept and sets ``cache.changed``.
+        ``shrink`` makes a 200's JSON what is returned and kept (a page of remarks: ``clipped``).
         """
         url = self.repo.api_url + path + (f"?{urlencode(params)}" if params else "")
         kept = cache.answers.get(url) if cache is not None else None
@@ -284,6 +298,8 @@ class Forge:
             headers.update(reply.headers)  # a 304 need not repeat them all (a Link, say): the kept ones stand in
             return Reply(200, kept[1], headers, reply.reason)
         if reply.status == 200:
+            if shrink is not None:
+                reply = replace(reply, body=shrink(reply.body), text="")
             cache.changed = True
             etag = reply.headers.get("ETag")
             if etag:
@@ -324,7 +340,17 @@ class Forge:
         # No redirects: aiohttp would carry PRIVATE-TOKEN to wherever a Location points
         async with self._session.request(method, URL(url, encoded=True), json=json, headers=headers,
                                          timeout=timeout, allow_redirects=False) as resp:
-            text = await resp.text(errors="replace")
+            self.budget = costs.requests_left(resp.headers) or self.budget
+            kept, cut = await costs.read_capped(resp.content.iter_chunked(1 << 16), costs.MAX_REPLY_BYTES)
+            if cut and resp.content_type != "text/plain":  # a list's page: what is missing is its start
+                raise self.error("refused", (
+                    f"{self.repo.name} answered {method} {url.removeprefix(self.repo.api_url)} on {self.repo.path} "
+                    f"with more than {costs.MAX_REPLY_BYTES / 2 ** 20:.3g} MB, more than flower reads of one answer. "
+                    "Remove the flood of comments that makes it so large (someone posted very long ones)."))
+            try:
+                text = kept.decode(resp.charset or "utf-8", errors="replace")
+            except LookupError:  # a charset Python does not know
+                text = kept.decode("utf-8", errors="replace")
             try:
                 body = jsonlib.loads(text) if text.strip() else None
             except ValueError:

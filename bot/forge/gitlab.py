@@ -81,6 +81,9 @@ class GitLab(Forge):
     def links(self, headers: Mapping[str, str]) -> tuple[bool, int | None]:
         return gitlab_links(headers)
 
+    def order(self, item: Any) -> int:
+        return min(int(note["id"]) for note in item["notes"])  # a discussion is listed by its first note
+
     @property
     def _base(self) -> str:
         return f"/projects/{quote(self.repo.path, safe='')}"

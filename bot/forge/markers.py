@@ -5,7 +5,8 @@ the summary of one batch, the update for one commit), so a retry finds it and po
 Anyone may comment on a public pull request, so a marker proves nothing by being there:
 
 - only the bot's own comments count (``own``): written by the token's login, or, where the forge
-  will not name that login (a GitHub App's token), carrying a marker that verifies;
+  will not name that login (a GitHub App's token), ending with a marker that verifies (a person who
+  quotes a bot comment, marker and all, and says more after it is still a person);
 - a marker cannot be written in advance: its tag is an HMAC of its name. The key is derived from the
   forge token: a secret the bot already has, the same on every replica and after a restart, and
   never in a comment. A new token only leaves the old markers unrecognised.
@@ -24,6 +25,7 @@ __all__ = ["MARKER", "Markers", "own"]
 MARKER = "<!-- flower:"
 TAG_CHARS = 16  # 64 bits of the HMAC: not guessable by posting comments
 _ONE = re.compile(re.escape(MARKER) + r"(?P<name>[^\s>]+):(?P<tag>[0-9a-f]{%d}) -->" % TAG_CHARS)
+_LAST = re.compile(_ONE.pattern + r"\s*\Z")
 
 
 class Markers:
@@ -45,10 +47,15 @@ class Markers:
         comment it was copied from)."""
         return any(hmac.compare_digest(m["tag"], self._tag(m["name"])) for m in _ONE.finditer(body))
 
+    def ends(self, body: str) -> bool:
+        """Whether ``body`` ends with a marker this key made, as every comment of the bot does."""
+        last = _LAST.search(body)
+        return last is not None and hmac.compare_digest(last["tag"], self._tag(last["name"]))
+
 
 def own(remark: Remark, *, me: str, markers: Markers) -> bool:
     """Whether ``remark`` is the bot's own: by its login ``me``; when the forge would not say it (""),
-    by a marker that verifies. Anyone else's remark is someone else's, marker or not."""
+    by the marker that verifies at its end. Anyone else's remark is someone else's, marker or not."""
     if me:
         return remark.author.lower() == me.lower()
-    return markers.signed(remark.body)
+    return markers.ends(remark.body)

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Literal, Mapping
 
+from bot.forge.pages import Where
+
 __all__ = ["Check", "CheckState", "Conditional", "Dated", "Remark", "RemarkKind", "Verdict", "log_tail",
            "oldest_first", "one_line", "when"]
 
@@ -71,12 +73,12 @@ class Check:
 class Conditional:
     """Per URL, the ETag, the JSON and the headers of the last 200: the ETag is sent back as
     ``If-None-Match``; a 304 reuses the JSON and the headers. ``changed`` says whether any answer
-    since ``reset()`` was new. ``resume``: per paged list, the page its next read starts at
-    (``bot.forge.pages``; the watch keeps it across restarts)."""
+    since ``reset()`` was new. ``resume``: per paged list, where its next read goes on
+    (``bot.forge.pages.Where``; the watch keeps it across restarts)."""
 
     answers: dict[str, tuple[str, Any, Mapping[str, str]]] = field(default_factory=dict)
     changed: bool = False
-    resume: dict[str, int] = field(default_factory=dict)
+    resume: dict[str, Where] = field(default_factory=dict)
 
     def reset(self) -> None:
         self.changed = False

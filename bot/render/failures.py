@@ -11,7 +11,7 @@ from __future__ import annotations
 from bot.render import texts
 from bot.text.outside import outside
 from bot.text.split import clip
-from engine import FlowFailure
+from engine.authoring import FlowFailure
 
 __all__ = ["failure_reason", "refusal", "refusal_reason"]
 

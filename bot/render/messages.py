@@ -36,7 +36,8 @@ from bot.render.notices import (
 from bot.render import texts
 from bot.text.split import clip, escape, utf16_len
 from bot.records import ACTIVE_STATES as ACTIVE, ThreadState
-from engine import CheckState, starter_step
+from engine.authoring import CheckState
+from engine.lang import starter_step
 
 __all__ = [
     "ANSWER_PREFIX",

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from bot.render import texts
 from bot.render.block_kit import MAX_BLOCKS, Payload, blocks_for, context, fallback, section
 from bot.text.split import clip, escape
-from engine import (
-    Event,
+from engine import Event
+from engine.events import (
     HandoffEvent,
     HandoffPhase,
     RetryScheduled,

@@ -18,7 +18,7 @@ from slack_sdk.models.blocks import PlanBlock, TaskCardBlock
 from bot.render import texts
 from bot.render.block_kit import Payload, blocks_for, fallback as fallback_text
 from bot.text.split import clip, escape
-from engine import CheckState
+from engine.authoring import CheckState
 
 __all__ = ["TaskStatus", "fallback", "plan_message"]
 
@@ -64,8 +64,8 @@ def _lines(checks: list[CheckState], stopped: bool) -> list[str]:
 
 
 def plan_message(checks: list[CheckState], *, stopped: bool = False) -> Payload:
-    """The checklist message for ``checks`` (``engine.check_states``: number, text, state); a
-    ``stopped`` run's pending checks say it was stopped, not that they wait for the judge.
+    """The checklist message for ``checks`` (``engine.authoring.check_states``: number, text,
+    state); a ``stopped`` run's pending checks say it was stopped, not that they wait for the judge.
 
     At most ``MAX_TASKS`` tasks; the text fallback lists every check with its state in words.
     """

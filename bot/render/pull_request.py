@@ -16,7 +16,8 @@ from dataclasses import asdict, dataclass, field
 from bot.render import texts
 from bot.render.inert import inert
 from bot.text.split import clip
-from engine import RunResult, check_states
+from engine import RunResult
+from engine.authoring import check_states
 
 __all__ = ["Report", "body", "comment", "report_from", "thread_markdown", "title"]
 

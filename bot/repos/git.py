@@ -43,6 +43,8 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import tempfile
+import threading
 from engine import FlowerError
 from pathlib import Path
 
@@ -167,15 +169,50 @@ def run(*args: str, cwd: str | Path | None = None, git_dir: str | Path | None = 
 
     Raises ``RepoError`` only when git is missing or the call outlives ``timeout`` seconds.
     """
-    try:
-        return subprocess.run(argv(*args, cwd=cwd, git_dir=git_dir, config=config), capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL, env=git_env(), timeout=timeout)
+    try:  # a run's commits hold any bytes (a diff's lines): what is no UTF-8 is replaced, never raised
+        return subprocess.run(argv(*args, cwd=cwd, git_dir=git_dir, config=config), capture_output=True,
+                              encoding="utf-8", errors="replace", stdin=subprocess.DEVNULL, env=git_env(),
+                              timeout=timeout)
     except FileNotFoundError as e:
         raise RepoError("the `git` command was not found on PATH. Install git on the machine "
                         "that runs the bot.") from e
     except subprocess.TimeoutExpired as e:
         raise RepoError(f"`git {' '.join(args)}` took longer than {timeout:.0f}s in {cwd}. "
                         "Check the network and the URL, then try again.") from e
+
+
+def head(*args: str, cwd: str | Path, limit: int, config: tuple[str, ...] = (),
+         timeout: float = GIT_TIMEOUT_S) -> tuple[str, bool]:
+    """The first ``limit`` bytes of ``git *args``'s output (see ``argv``; bad UTF-8 replaced), and
+    whether there was more: git is stopped there. For output whose size a run's commits decide (a
+    diff: a few hundred KB of objects are gigabytes of lines), which ``run`` would hold whole.
+    Raises ``RepoError`` as ``git`` does when git fails or outlives ``timeout`` seconds."""
+    expired: list[bool] = []
+    with tempfile.TemporaryFile() as err:  # a file, not a pipe: git never waits on an unread stderr
+        try:
+            proc = subprocess.Popen(argv(*args, cwd=cwd, config=config), stdout=subprocess.PIPE, stderr=err,
+                                    stdin=subprocess.DEVNULL, env=git_env())
+        except FileNotFoundError as e:
+            raise RepoError("the `git` command was not found on PATH. Install git on the machine "
+                            "that runs the bot.") from e
+        timer = threading.Timer(timeout, lambda: (expired.append(True), proc.kill()))
+        timer.start()
+        try:
+            assert proc.stdout is not None
+            with proc.stdout:
+                out = proc.stdout.read(limit + 1)
+                if len(out) > limit:
+                    proc.kill()  # the rest is never read: git stops here
+            code = proc.wait()
+        finally:
+            timer.cancel()
+        if expired:
+            raise RepoError(f"`git {' '.join(args)}` took longer than {timeout:.0f}s in {cwd}.")
+        if len(out) <= limit and code != 0:
+            err.seek(0)
+            done = subprocess.CompletedProcess(args, code, "", err.read(64 * 1024).decode("utf-8", "replace"))
+            raise RepoError(f"`git {' '.join(args)}` failed in {cwd}: {said(done)}.")
+    return out[:limit].decode("utf-8", "replace"), len(out) > limit
 
 
 def git(*args: str, cwd: str | Path | None = None, git_dir: str | Path | None = None, fix: str = "",

@@ -19,7 +19,8 @@ from bot.repos.linked import checked_git_dir, common_dir
 from bot.records import ThreadKey
 from bot.repos.worktrees import Worktree, known_repos, open_worktree, remove_worktree, slugify, worktree_at
 from bot.folders import run_dir
-from engine import StarterRun, starter_paths
+from engine import StarterRun
+from engine.authoring import starter_paths
 from engine.host import beneath, write_json_atomic
 
 REPO_DIR = "repo"

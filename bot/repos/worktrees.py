@@ -37,8 +37,13 @@ MAX_SUFFIX = 100
 _SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 log = logging.getLogger(__name__)
 
-__all__ = ["BRANCH_PREFIX", "Result", "Worktree", "cleanup", "known_repos", "open_worktree", "own_branch", "push",
-           "remove_worktree", "slugify", "summary", "worktree_at"]
+__all__ = ["BRANCH_PREFIX", "DIFF_MAX_BYTES", "Result", "Worktree", "branch_diff", "cleanup", "known_repos",
+           "open_worktree", "own_branch", "push", "remove_worktree", "slugify", "summary", "worktree_at"]
+
+# A run's commits decide a diff's length (zlib packs 50 MB of short lines into 260 KB): it is read up to
+# this, and a file past BIG_FILE is shown as binary (git holds its lines to diff it: 1 GB for 50 MB).
+DIFF_MAX_BYTES = 8 * 1024 * 1024
+BIG_FILE = ("core.bigFileThreshold=4m",)
 
 
 @dataclass(frozen=True)
@@ -65,7 +70,6 @@ class Result:
     branch: str
     commits: list[str] = field(default_factory=list)  # "<short sha> <subject>", oldest first
     diffstat: str = ""
-    diff: str = ""
     uncommitted: list[str] = field(default_factory=list)  # porcelain lines: not in the branch yet
 
 
@@ -218,7 +222,7 @@ def remove_worktree(path: str | Path, repos: Iterable[Path], *, force: bool = Fa
 
 
 def summary(worktree: Worktree) -> Result:
-    """The branch's commits, diff stat and diff since ``base_commit``, plus uncommitted files.
+    """The branch's commits and diff stat since ``base_commit`` (the diff is ``branch_diff``'s), plus uncommitted files.
 
     The branch is first copied into ``worktree.repo``, where its refs are read; only the status
     needs the worktree, through its checked git folder. Raises ``WorktreeChangedError`` (before
@@ -231,10 +235,18 @@ def summary(worktree: Worktree) -> Result:
     return Result(
         branch=branch,
         commits=[line for line in log.splitlines() if line],
-        diffstat=g.git("diff", "--stat", base, branch, cwd=repo),
-        diff=g.git("diff", base, branch, cwd=repo),
+        diffstat=g.git("diff", "--stat", base, branch, cwd=repo, config=BIG_FILE),
         uncommitted=g.status_lines(worktree.path, git_dir=git_dir),
     )
+
+
+def branch_diff(worktree: Worktree) -> tuple[str, bool]:
+    """The branch's diff since ``base_commit``, at most ``DIFF_MAX_BYTES`` of it, and whether it
+    was cut there (files past 4 MB shown as binary). Read in the repository, like ``summary``."""
+    checked_git_dir(worktree.path, worktree.holder)
+    _copy_branch(worktree)
+    return g.head("diff", worktree.base_commit, worktree.branch, cwd=worktree.repo, limit=DIFF_MAX_BYTES,
+                  config=BIG_FILE)
 
 
 def push(binding: Binding, worktree: Worktree, branch: str) -> tuple[str, str]:

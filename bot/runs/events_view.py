@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from bot.render.messages import Payload, StatusState, doing_words, event_notice, status_message, verdict_message
 from bot.runs.spend import Reached
 from bot.runs.shared_files import own_words
-from engine import (
-    WORK_STEP,
+from engine import Event
+from engine.authoring import WORK_STEP
+from engine.events import (
     AskEvent,
-    Event,
     Interrupted,
     ResultReported,
     SessionStarted,
@@ -25,8 +25,8 @@ from engine import (
     TurnEnded,
     VerdictGiven,
     WaitingForApi,
-    step_names,
 )
+from engine.lang import step_names
 
 WORK_STEPS = frozenset(step_names(WORK_STEP))  # the work step in every language
 

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.render import messages as render
-from engine import RunResult, StarterRun, check_states
+from engine import RunResult, StarterRun
+from engine.authoring import check_states
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ when someone replies after the limit was raised (``bot.runs.spend``).
 
 The installation's admins may set any scope; a channel's own admins set ``request``, ``thread``
 and ``channel``, and may only lower ``user`` and ``month`` there (``bot.limits.lowers``): those
-are the operator's caps, and a raise is refused in the thread, saying who may.
+are the operator's caps, and a raise is refused in the thread, saying who may. Their lowering is
+kept as a cap under the operator's (``bot.limits.cap``), so a later lowering by the operator applies.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import time
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Config
-from bot.limits import INSTALLATION, SCOPES, lowers, month_start, parse_usd
+from bot.limits import INSTALLATION, SCOPES, cap, lowers, month_start, parse_usd
 from bot.notice_keys import notice_key
 from bot.records import ThreadKey
 from bot.render import messages as render, texts
@@ -77,7 +78,12 @@ class LimitCommands:
             said = texts.LIMIT_OPERATORS_ONLY.format(who=render.mention(user), scope=scope, limit=cost(in_force))
             await self.outbox.send(key, "limit-refused", notice_key("limit-refused", key, time.time()), said)
             return
-        await self.store.set_limit(key.team, key.channel, scope, usd, user)
+        if scope in INSTALLATION and not operator:  # a cap under the operator's, never in its place
+            await self.store.set_limit(key.team, key.channel, cap(scope), usd, user)
+        else:
+            await self.store.set_limit(key.team, key.channel, scope, usd, user)
+            if scope in INSTALLATION:  # the operator's word is the channel's value: no cap stays under it
+                await self.store.set_limit(key.team, key.channel, cap(scope), None, user)
         await self.store.audit(user, "limit", (key.team, key.channel, key.thread_ts), f"{scope}={usd or 'off'}")
         now = getattr(await self.book.limits(key), scope)
         said = (texts.LIMIT_SET if usd is not None else texts.LIMIT_REMOVED).format(

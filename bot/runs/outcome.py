@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from bot.records import ThreadState
 from bot.runs.spend import Reached
-from engine import Question, RunResult
+from engine import RunResult
+from engine.authoring import Question
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,9 @@ from bot.render import plan as render_plan
 from bot.folders import folder_name
 from bot.slack.outbox import Outbox, edit
 from bot.store.bot_store import BotStore, ThreadKey
-from engine import CheckState, Event, Goal, StepStarted, Verdict, VerdictGiven, check_states
+from engine import Event, Goal, Verdict
+from engine.authoring import CheckState, check_states
+from engine.events import StepStarted, VerdictGiven
 from engine.host import file_work
 from bot.notice_keys import notice_key
 

@@ -1,12 +1,14 @@
 """What the watch of one open pull request remembers between two reads (``pr_watch.state``, JSON).
 
-``seen``: every remark already taken (passed on, ignored, or the bot's own), so a restart or a
-replica taking over never says one twice. ``pending``: remarks from people who may steer, gathered
-until the pull request has been quiet for ``FLOWER_PR_BATCH_S``. ``batches``: what was posted to the
+``seen``: every remark already read (ignored, or the bot's own), so a restart or a replica taking
+over never takes one twice; ``passed``: those passed on, apart, so no flood of strangers' remarks
+(GitLab lists a thread with all its notes, however many) can push one out and have it said again.
+``pending``: remarks from people who may steer, gathered until the pull request has been quiet for
+``FLOWER_PR_BATCH_S``. ``batches``: what was posted to the
 thread (a **Work on this** click names one), ``addressing`` the one a follow-up works on: its
 line remarks get their replies after the follow-up's push (the pushed commit moves off
 ``addressing_from``). ``said``: the checks said per commit (``<sha>:<name>``, ``<sha>:passed``).
-``pages``: per list of remarks, the page its next read goes on from (``bot.forge.pages``).
+``pages``: per list of remarks, where its next read goes on (``bot.forge.pages.Where``, as JSON).
 """
 
 from __future__ import annotations
@@ -15,15 +17,16 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from bot.forge.pages import CATCH_UP, PER_PAGE, WINDOW
+from bot.forge.pages import MOST, PER_PAGE
 from bot.forge.reviews import Check, Remark
 
 __all__ = ["Batch", "Watch"]
 
 KEEP_BATCHES = 20  # older posts' buttons say the work is gone; a PR with more rounds is rare
-# one read takes at most 3 kinds x (CATCH_UP + WINDOW) pages of remarks, and puts them last in ``seen``:
-# an id trimmed off is one the reads have moved past
-KEEP_SEEN = 3 * (CATCH_UP + WINDOW) * PER_PAGE + 1000
+# one read takes at most 3 kinds x MOST pages of remarks (GitHub; GitLab's threads may hold more), and puts
+# them last in ``seen``: an id trimmed off is one the reads have moved past, or a stranger's read again
+KEEP_SEEN = 3 * MOST * PER_PAGE + 1000
+KEEP_PASSED = 20_000  # remarks from people who may steer: only they add to it
 
 
 @dataclass
@@ -44,6 +47,7 @@ class Watch:
 
     interval: float = 0.0  # the current gap between two reads: FLOWER_PR_POLL_S, doubled while quiet
     seen: list[str] = field(default_factory=list)
+    passed: list[str] = field(default_factory=list)
     pending: list[Remark] = field(default_factory=list)
     quiet_since: float = 0.0  # when the newest pending remark was read
     batches: list[Batch] = field(default_factory=list)
@@ -54,7 +58,7 @@ class Watch:
     unreachable_said: bool = False
     addressing: str = ""
     addressing_from: str = ""
-    pages: dict[str, int] = field(default_factory=dict)
+    pages: dict[str, Any] = field(default_factory=dict)
 
     def new_batch(self, number: int, **parts: Any) -> Batch:
         self.numbered += 1
@@ -72,7 +76,7 @@ class Watch:
 
     def to_json(self) -> str:
         data = asdict(self)
-        data["seen"] = self.seen[-KEEP_SEEN:]
+        data["seen"], data["passed"] = self.seen[-KEEP_SEEN:], self.passed[-KEEP_PASSED:]
         return json.dumps(data, ensure_ascii=False)
 
     @classmethod

@@ -4,7 +4,10 @@ Every ``tick_s`` the watcher looks for pull requests whose next read is due (``p
 and reads those whose thread this process holds the lease of (one reader per pull request across
 replicas). A read is conditional (``If-None-Match``: a 304 is free of GitHub's rate limit); while
 nothing changes the gap doubles from ``FLOWER_PR_POLL_S`` up to eight times it, and a webhook
-(``bot.forge.webhooks``) or a push makes the next read due at once.
+(``bot.forge.webhooks``) or a push makes the next read due at once. While the forge says the token
+has less than a quarter of its rate limit left, every read waits the longest gap: a stranger who
+keeps a flooded pull request's pages changing (each read then costs up to ``pages.MOST`` requests a
+list) cannot spend the requests every other thread needs.
 
 A remark is passed on only from someone who may steer: write access to the repository (the
 forge's member API, asked once per person per ``STEER_TTL_S``) or named in the channel's policy
@@ -32,6 +35,7 @@ from collections.abc import Callable, Sequence
 from bot.config import Config
 from bot.forge.client import Forge, ForgeError, PullRequest, Retry, forge_for
 from bot.forge.markers import own
+from bot.forge.pages import Where
 from bot.forge.reviews import Check, Conditional, Remark
 from bot.notice_keys import notice_key
 from bot.render import pr_feedback as say, texts
@@ -112,7 +116,8 @@ class PrWatch:
         watch = Watch.from_json(watched.state, interval=self.config.pr_poll_s)
         cache = self._caches.setdefault((key, row.branch), Conditional())
         cache.reset()
-        cache.resume = dict(watch.pages)  # the watch says where each list's read goes on, even after a failed read
+        # the watch says where each list's read goes on, even after a failed read
+        cache.resume = {path: Where.from_json(where) for path, where in watch.pages.items()}
         try:
             target = await self.pull_requests.target(key)
         except (ForgeError, RepoError) as exc:  # unbound since, or the forge unknown: nothing to read
@@ -120,7 +125,7 @@ class PrWatch:
             await self._save(key, row.branch, watch, now + self.config.pr_poll_s * BACKOFF)
             return
         ref, policy = target.forge.ref(row.number), self.config.for_channel(key.channel)
-        before = (list(watch.seen), watch.addressing)  # a read that fails half-way is read again whole
+        before = (list(watch.seen), list(watch.passed), watch.addressing)  # a read failing half-way is read again
         try:
             async with forge_for(target.forge, target.token, retry=self.retry) as forge:
                 current = await forge.get(row.number, cache)
@@ -136,7 +141,8 @@ class PrWatch:
                     await self._reply(forge, key, watch, row.number, row.pushed, [r for r in remarks if own(
                         r, me=me, markers=forge.markers)])
         except ForgeError as exc:
-            watch.seen, watch.addressing = before  # nothing it took is lost; the replies' markers prevent twice
+            watch.seen, watch.passed, watch.addressing = before  # nothing it took is lost; the replies' markers
+            # prevent twice
             log.warning("could not read back %s %s of %s: %s", target.forge.name, ref, key, exc)
             if not watch.unreachable_said:
                 watch.unreachable_said = True
@@ -147,7 +153,7 @@ class PrWatch:
             await self._save(key, row.branch, watch, now + watch.interval)
             return
         watch.unreachable_said = False
-        watch.pages = dict(cache.resume)
+        watch.pages = {path: where.to_json() for path, where in cache.resume.items()}
         auto = policy.pr_followup == "auto"
         if ignored and not watch.ignored_said:
             watch.ignored_said = True
@@ -160,8 +166,9 @@ class PrWatch:
             batch, watch.pending = watch.new_batch(row.number, remarks=watch.pending, sha=current.sha), []
             await self._post(key, current, ref, watch, batch, auto=auto, pushed=row.pushed)
         await self._said_checks(key, row.number, current, ref, watch, checks, auto=auto, pushed=row.pushed)
-        watch.interval = (self.config.pr_poll_s if cache.changed or fresh
-                          else min(watch.interval * 2, self.config.pr_poll_s * BACKOFF))
+        slowest = self.config.pr_poll_s * BACKOFF
+        watch.interval = (slowest if forge.short_of_requests()  # the token is every thread's: keep its reserve
+                          else self.config.pr_poll_s if cache.changed or fresh else min(watch.interval * 2, slowest))
         due = now + watch.interval
         if watch.pending:  # the quiet window ends sooner than the next regular read
             due = min(due, watch.quiet_since + self.config.pr_batch_s)
@@ -170,9 +177,10 @@ class PrWatch:
     async def _sort(self, forge: Forge, target: Target, watch: Watch, remarks: Sequence[Remark],
                     named: frozenset[str]) -> tuple[list[Remark], list[Remark]]:
         """The remarks not seen before: those from people who may steer, and the others (whose words
-        go nowhere, a copied marker or not); every one is marked seen, the bot's own skipped."""
+        go nowhere, a copied marker or not); every one is marked seen, the bot's own skipped. Those passed
+        on are kept apart (``passed``): a stranger's flood can push only strangers' ids out of ``seen``."""
         me = await self._login(forge, target)
-        seen, fresh, ignored = set(watch.seen), [], []
+        seen, fresh, ignored = {*watch.seen, *watch.passed}, [], []
         for remark in remarks:
             if remark.id in seen or own(remark, me=me, markers=forge.markers):
                 continue  # the bot's own words are never a request
@@ -184,6 +192,7 @@ class PrWatch:
         read = [r.id for r in remarks]
         again = set(read)
         watch.seen = [*(i for i in watch.seen if i not in again), *read]
+        watch.passed += [r.id for r in fresh]
         return fresh, ignored
 
     async def _login(self, forge: Forge, target: Target) -> str:

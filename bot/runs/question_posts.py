@@ -12,7 +12,7 @@ from bot.notice_keys import notice_key
 from bot.render import controls, deadline as render_deadline, messages as render
 from bot.slack.outbox import Outbox, edit
 from bot.store.bot_store import Question as StoredQuestion, ThreadKey
-from engine import Question
+from engine.authoring import Question
 
 __all__ = ["QuestionPosts"]
 

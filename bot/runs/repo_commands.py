@@ -25,7 +25,7 @@ from bot.repos.thread_worktree import thread_worktree
 from bot.repos.bindings import Bindings
 from bot.records import ThreadKey
 from bot.folders import workspace_dir
-from bot.repos.worktrees import push, summary
+from bot.repos.worktrees import DIFF_MAX_BYTES, branch_diff, push
 from bot.notice_keys import notice_key
 
 log = logging.getLogger(__name__)
@@ -77,10 +77,12 @@ class RepoCommands:
                                    texts.REPO_ERROR.format(error=exc))
 
     async def _upload_diff(self, key: ThreadKey, channel: str, wt: Any) -> None:
-        result = await asyncio.to_thread(summary, wt)
+        diff, cut = await asyncio.to_thread(branch_diff, wt)
+        if cut:
+            diff += texts.DIFF_CUT.format(mb=DIFF_MAX_BYTES // (1024 * 1024))
         try:
             await self.client.files_upload_v2(
-                channel=channel, thread_ts=key.thread_ts, content=result.diff or texts.NO_CHANGES,
+                channel=channel, thread_ts=key.thread_ts, content=diff or texts.NO_CHANGES,
                 filename=f"{wt.branch.replace('/', '-')}.diff", title=texts.DIFF_TITLE.format(branch=wt.branch))
         except SLACK_FAILED as exc:  # say so in the thread, not in a log only
             raise RepoError(texts.DIFF_NOT_UPLOADED.format(error=exc)) from exc

@@ -48,7 +48,9 @@ from bot.slack.assistant import AssistantStatus
 from bot.slack.outbox import Outbox
 from bot.store.bot_store import BotStore, ThreadKey
 from bot.store.replicas import HEARTBEAT_S, LEASE_S
-from engine import Event, Image, Question, Resilience, RetryScheduled, StarterRun, WakeState
+from engine import Event, Image, Resilience, StarterRun, WakeState
+from engine.authoring import Question
+from engine.events import RetryScheduled
 from engine.host import file_work
 
 __all__ = ["BotOptions", "Services", "ThreadRun"]

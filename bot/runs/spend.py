@@ -23,7 +23,8 @@ from bot.limits import NEAR, Limits, Scope, month_start
 from bot.metrics import Metrics
 from bot.records import ThreadKey
 from bot.store.bot_store import BotStore, UsageRow
-from engine import Event, ResultReported
+from engine import Event
+from engine.events import ResultReported
 
 log = logging.getLogger(__name__)
 

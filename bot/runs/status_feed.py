@@ -22,7 +22,8 @@ from bot.slack.quick import permalink
 from bot.store.bot_store import BotStore, ThreadKey
 from bot.folders import folder_name
 from bot.notice_keys import notice_key
-from engine import AskEvent, Event
+from engine import Event
+from engine.events import AskEvent
 
 log = logging.getLogger(__name__)
 _REDRAW = ("step", "session", "turn", "result", "storm", "verdict", "ask", "interrupt")  # kinds the status line shows

@@ -29,7 +29,8 @@ from bot.slack.agent_sessions import AgentSessions
 from bot.slack.assistant import AssistantStatus
 from bot.slack.outbox import Outbox
 from bot.store.bot_store import BotStore, ThreadKey
-from engine import AskEvent, Event, SessionStarted, StepStarted, WorkflowDone
+from engine import Event
+from engine.events import AskEvent, SessionStarted, StepStarted, WorkflowDone
 
 __all__ = ["REFRESH_S", "Surfaces", "doing"]
 

@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from bot.store.bot_store import BotStore, Question as StoredQuestion, ThreadKey
-from engine import Answer, Question
+from engine.authoring import Answer, Question
 
 log = logging.getLogger(__name__)
 

@@ -33,12 +33,15 @@ from bot.text.outside import outside
 from bot.text.split import clip
 from engine import FlowerError
 
-__all__ = ["MAX_FILES", "Refusal", "Refused", "Taken", "TakenFile", "limit_said", "megabytes", "refusal_text",
-           "refused_lines", "take_files"]
+__all__ = ["MAX_FILES", "MAX_LINES", "Refusal", "Refused", "Taken", "TakenFile", "limit_said", "megabytes",
+           "refusal_text", "refused_lines", "take_files"]
 
 log = logging.getLogger(__name__)
 
 MAX_FILES = 10  # a message's files flower opens; Slack attaches at most 10 to a message anyway
+# refusals named one by one in a note: a run can leave 100,000 files in its outbox, and a line each
+# was a note of hundreds of parts in the one queue every thread's notices wait in
+MAX_LINES = 20
 SLACK_FILE_HOSTS = frozenset({"files.slack.com"})
 _HEAD = 4096  # the first bytes kept to check what a file really is
 _CHUNK = 64 * 1024
@@ -99,12 +102,15 @@ def limit_said(config: Config) -> str:
 
 
 def refused_lines(refused: list[Refused]) -> list[str]:
-    """One ``• `name` reason`` line per refusal; a name is the person's, so it is escaped (and
-    loses backticks, which would end its code span)."""
+    """One ``• `name` reason`` line per refusal, the first ``MAX_LINES`` of them, then one line
+    counting the rest; a name is the person's, so it is escaped (and loses backticks, which would
+    end its code span)."""
     lines = []
-    for item in refused:
+    for item in refused[:MAX_LINES]:
         name = clip(item.name.replace("`", "'"), 80)
         lines.append(texts.FILE_LINE.format(name=outside(name), reason=item.reason))
+    if len(refused) > MAX_LINES:
+        lines.append(texts.FILES_MORE.format(n=len(refused) - MAX_LINES))
     return lines
 
 

@@ -30,11 +30,14 @@ from bot.slack.file_folders import FLOWER, OUTBOX, open_folder
 from bot.slack.files_in import Refusal, Refused, limit_said, megabytes, refused_lines
 from engine.host import file_work
 
-__all__ = ["MAX_UPLOADS", "Uploaded", "file_key", "skipped_text", "upload_outbox"]
+__all__ = ["MAX_OPENED", "MAX_UPLOADS", "Uploaded", "file_key", "skipped_text", "upload_outbox"]
 
 log = logging.getLogger(__name__)
 
 MAX_UPLOADS = 10  # files posted at once, in one message; the rest go next time
+# files opened, read and hashed per post (the ones posted before count too); the names past them are
+# not opened: a run can leave 100,000 sparse files of the largest size in its outbox
+MAX_OPENED = 100
 # O_NOFOLLOW: a link swapped in after the listing is refused here; O_NONBLOCK: so is a FIFO, without hanging
 _OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
@@ -51,7 +54,9 @@ class Uploaded:
 
 
 def file_key(name: str, content: bytes) -> str:
-    """The key of a file as posted: its name and content hash (``<sha256>:<name>``)."""
+    """The key of a file as posted: its name and content hash (``<sha256>:<name>``); a byte of the
+    name that is no UTF-8 is written as its escape (``\\xff``), so the key can be stored."""
+    name = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     return f"{hashlib.sha256(content).hexdigest()}:{name}"
 
 
@@ -62,8 +67,9 @@ def skipped_text(skipped: list[Refused]) -> str:
     return "\n".join([texts.FILES_NOT_POSTED, *refused_lines(skipped)])
 
 
-def _read(outbox: int, name: str, config: Config) -> bytes:
-    """The content of ``name`` in the outbox, or ``Refusal`` with the reason."""
+def _read(outbox: int, name: str, config: Config) -> tuple[bytes, str]:
+    """The content of ``name`` in the outbox and its ``file_key`` (hashed here, in the run-files
+    pool: never on the event loop), or ``Refusal`` with the reason."""
     limit, too_big, said = config.file_max_bytes, texts.FILE_TOO_BIG, limit_said(config)
     try:
         fd = os.open(name, _OPEN_FLAGS, dir_fd=outbox)
@@ -91,7 +97,7 @@ def _read(outbox: int, name: str, config: Config) -> bytes:
     content = b"".join(chunks)
     if not content:
         raise Refusal(texts.FILE_EMPTY)  # Slack refuses an empty upload
-    return content
+    return content, file_key(name, content)
 
 
 def _listing(outbox: int) -> list[tuple[str, str | None]]:
@@ -113,18 +119,21 @@ def _listing(outbox: int) -> list[tuple[str, str | None]]:
 
 
 def _shown(name: str) -> str:
-    """``name`` as Slack may carry it: no control characters or lone surrogates (an undecodable
-    byte in a file name), which would break the request."""
+    """``name`` as Slack and the bot's database may carry it: no control characters (a line break
+    would write a line of its own in a note) or lone surrogates (an undecodable byte in a file
+    name), which would break the request or the store."""
     cleaned = "".join(c for c in name if c.isprintable() and not 0xD800 <= ord(c) <= 0xDFFF)
     return cleaned or "file"
 
 
 async def upload_outbox(client: AsyncWebClient, config: Config, workspace: Path, channel: str, thread_ts: str, *,
                         already: set[str] | frozenset[str], workbench: str = FLOWER) -> Uploaded:
-    """Post the files in ``<workspace>/<workbench>/outbox`` to the thread, in one message.
+    """Post the files in ``<workspace>/<workbench>/outbox`` to the thread, in one message; the
+    names in the result are as the thread is shown them (``_shown``), never the raw ones.
 
     At most ``MAX_UPLOADS`` new or changed files, by name; the rest are skipped with a reason and
-    go next time. A missing outbox posts nothing; one that is a link (or ``.flower`` is) posts
+    go next time. Only the first ``MAX_OPENED`` files are opened; the names past them are skipped
+    (said) unread. A missing outbox posts nothing; one that is a link (or ``.flower`` is) posts
     nothing and says so. Never raises for Slack's refusal: the files are skipped with its error
     and not keyed, so the next call tries them again.
     """
@@ -139,23 +148,26 @@ async def upload_outbox(client: AsyncWebClient, config: Config, workspace: Path,
     keys: set[str] = set()
     batch: list[tuple[str, bytes, str]] = []
     skipped: list[Refused] = []
+    opened = 0
     try:
         for name, reason in await file_work(_listing, outbox, what="listing the run's outbox"):
+            if reason is None and opened >= MAX_OPENED:
+                reason = texts.FILE_PAST_LOOKED.format(max=MAX_OPENED)
             if reason is not None:
-                skipped.append(Refused(name, reason))
+                skipped.append(Refused(_shown(name), reason))
                 continue
+            opened += 1
             try:
-                content = await file_work(_read, outbox, name, config, what=f"reading the outbox file {name!r}")
+                content, key = await file_work(_read, outbox, name, config, what=f"reading the outbox file {name!r}")
             except Refusal as skip:
-                skipped.append(Refused(name, skip.reason))
+                skipped.append(Refused(_shown(name), skip.reason))
                 continue
-            key = file_key(name, content)
             if key in already:
                 keys.add(key)  # posted before, unchanged
             elif len(batch) < MAX_UPLOADS:
                 batch.append((name, content, key))
             else:
-                skipped.append(Refused(name, texts.FILE_TOO_MANY_OUT.format(max=MAX_UPLOADS)))
+                skipped.append(Refused(_shown(name), texts.FILE_TOO_MANY_OUT.format(max=MAX_UPLOADS)))
     finally:
         os.close(outbox)
     if not batch:
@@ -165,12 +177,12 @@ async def upload_outbox(client: AsyncWebClient, config: Config, workspace: Path,
         await client.files_upload_v2(channel=channel, thread_ts=thread_ts, file_uploads=uploads)
     except SlackApiError as exc:
         error = str(exc.response.get("error") or exc.response.status_code)
-        return Uploaded([], skipped + [Refused(n, texts.FILE_UPLOAD_FAILED.format(error=error)) for n, _, _ in batch],
-                        frozenset(keys))
+        return Uploaded([], skipped + [Refused(_shown(n), texts.FILE_UPLOAD_FAILED.format(error=error))
+                                       for n, _, _ in batch], frozenset(keys))
     except (SlackClientError, aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
         log.warning("outbox of %s not posted", workspace, exc_info=True)
         error = str(exc) or type(exc).__name__
-        return Uploaded([], skipped + [Refused(n, texts.FILE_UPLOAD_FAILED.format(error=error[:200]))
+        return Uploaded([], skipped + [Refused(_shown(n), texts.FILE_UPLOAD_FAILED.format(error=error[:200]))
                                        for n, _, _ in batch], frozenset(keys))
     keys.update(key for _, _, key in batch)
-    return Uploaded([name for name, _, _ in batch], skipped, frozenset(keys))
+    return Uploaded([_shown(name) for name, _, _ in batch], skipped, frozenset(keys))

@@ -36,7 +36,8 @@ from bot.runs.repo_commands import RepoCommands
 from bot.store.bot_store import BotStore, Question as StoredQuestion, StoreError, ThreadKey
 from bot.store.faults import diagnose
 from bot.folders import WORKSPACES, ThreadError, folder_name
-from engine import Answer, Image
+from engine import Image
+from engine.authoring import Answer
 from bot.notice_keys import notice_key
 
 log = logging.getLogger(__name__)

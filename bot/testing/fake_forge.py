@@ -79,6 +79,7 @@ class FakeForge:
         self._hosted = Hosted(Path(bare_dir))
         self._api = GitHubApi(self._hosted) if kind == "github" else GitLabApi(self._hosted)
         self._runner: web.AppRunner | None = None
+        self.rate_limit: tuple[int, int] | None = None  # (left, limit): sent on every answer, in the forge's headers
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -174,6 +175,12 @@ class FakeForge:
         """``author`` comments on the pull request's conversation; the comment's id."""
         return self._hosted.add_note(self._pull(number), "comment", author, body).id
 
+    def delete(self, number: int, *notes: int) -> None:
+        """Delete ``notes`` (comment or note ids) from pull request ``number``, as their author may: every
+        later one moves up the lists."""
+        pull = self._pull(number)
+        pull.notes = [n for n in pull.notes if n.id not in notes]
+
     def check(self, sha: str, name: str, conclusion: str | None, *, summary: str = "", text: str = "",
               number: int | None = None) -> None:
         """Check ``name`` of commit ``sha`` (replacing one of that name): ``conclusion`` None while it runs,
@@ -246,6 +253,10 @@ class FakeForge:
                 body = None
         path = unquote(raw)
         response = await self._respond(request, raw, path, body)
+        if self.rate_limit is not None:
+            prefix = "X-" if self.kind == "github" else ""
+            response.headers.update({f"{prefix}RateLimit-Remaining": str(self.rate_limit[0]),
+                                     f"{prefix}RateLimit-Limit": str(self.rate_limit[1])})
         self.requests.append(Recorded(request.method, path, dict(request.query), body, dict(request.headers),
                                       response.status))
         return response

@@ -119,13 +119,15 @@ def spill_guard(
     are images and PDFs (a Read's ``{"type": "image", "file": {"base64": ...}}``, Bash output
     with ``isImage``), whose base64 the CLI turns into an image block.
     A Read of a file inside the spill folder is left alone, or the read-back would spill again.
-    A text that cannot be written (a full disk) stays in the output as it is, with one log line.
+    A text that cannot be written (a full disk, a link the agent put at ``spill/``) stays in the
+    output as it is, with one log line. The files are written beneath the workbench's anchor,
+    following no link, in the run-files pool (``engine.host.file_work``), never on the event loop.
     """
-    spill_dir = workbench.spill
+    spill_dir, anchor = workbench.spill, workbench.anchor
 
     def stash(text: str) -> str | None:
-        try:
-            path = write_spill(spill_dir, text)  # same content, same name: written once
+        try:  # the agent's folder: a link there would make the host write its text where it points
+            path = write_spill(spill_dir, text, anchor=anchor)  # same content, same name: written once
         except (OSError, ValueError) as exc:  # a tool's output must never be lost to a failed cut
             log.warning("could not spill a tool output of %d characters to %s (%s); it stays whole",
                         len(text), spill_dir, exc)
@@ -156,7 +158,11 @@ def spill_guard(
             return {}
         if data.get("tool_name") == "Read" and _reads_spill(data, spill_dir):
             return {}  # reading a spill file back must work, else it spills again, forever
-        shrunk = shrink(data.get("tool_response"))
+        try:
+            shrunk = await file_work(shrink, data.get("tool_response"), what="spilling a long tool output")
+        except FlowerError as exc:  # overran: the output stays whole, as for a full disk
+            log.warning("%s (%s)", exc, spill_dir)
+            return {}
         if shrunk is None:
             return {}
         return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": shrunk}}

@@ -202,7 +202,7 @@ class Workbench:
                     desc = describe(folder / rel, anchor=anchor)
                 if time.time_ns() - st.st_ctime_ns > _SETTLED_NS:
                     described[key] = desc
-                shown = key[0].replace(os.sep, "/")
+                shown = _printable(key[0].replace(os.sep, "/"))
                 parts.append(f"- {shown} — {desc}" if desc else f"- {shown}")
             if len(files) > self.max_index_entries:
                 parts.append(w.INDEX_MORE.format(n=len(files) - self.max_index_entries))
@@ -237,6 +237,14 @@ class Workbench:
 
     def _shown_root(self) -> str:
         return str(Path(os.path.abspath(self.root))) if self.external else self.show(self.root) + "/"
+
+
+def _printable(name: str) -> str:
+    """A file name as one index line may carry it: the agent names its files, and a line break in a
+    name would write index lines of its own into every later prompt (the judge's too), an
+    undecodable byte (a lone surrogate) would make the index unwritable. Each character that is not
+    printable is shown as its escape (``\\n``, ``\\x1b``, ``\\udcff``)."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in name)
 
 
 def _cut_said(listing: Listing) -> str:

@@ -1,7 +1,7 @@
 """Why a ``flower`` run ended without its goal, and what the person can do next.
 
-``engine.flow_failure`` reads why the flow ended; this says it in the run's language, with what
-to do next: the last line must say that, not only a step name. Known fatal
+``engine.authoring.flow_failure`` reads why the flow ended; this says it in the run's language,
+with what to do next: the last line must say that, not only a step name. Known fatal
 causes (a refused key, no credit, no access, an unknown model, no Claude Code) get their fix;
 anything else shows the error itself and says that running ``flower`` again continues.
 """

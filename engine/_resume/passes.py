@@ -62,7 +62,8 @@ class Load:
     ephemeral: EphemeralPolicy
     prune: PrunePolicy
     spill_dir: Path
-    spill_top: Path  # the spill folder's top folder in the workspace, kept out of git
+    spill_top: Path  # the spill folder's top folder in the workspace, kept out of git; its parent is
+    # the workspace, the folder the host made: both are reached beneath it (the run may plant links)
     spill_ready: bool = False  # set by the spill-folder pass once the folder can be written
 
 
@@ -94,7 +95,7 @@ def _always(load: Load) -> bool:
 
 def _spill_folder(load: Load) -> dict[str, int]:
     try:
-        keep_out_of_git(load.spill_top)
+        keep_out_of_git(load.spill_top, anchor=load.spill_top.parent)
     except OSError as exc:  # a read-only workspace: resume with the results in place
         log.warning("could not prepare the spill folder %s (%s); nothing spilled", load.spill_dir, exc)
     else:
@@ -134,9 +135,11 @@ TRIMMING: tuple[Pass, ...] = (
     # the spill folder (kept out of git) is made once for both spills; a read-only workspace skips them
     Pass("spill_folder", _spill_folder, _trimming),
     # old tool results over min_chars move to a spill file; a pointer and a preview stay
-    Pass("spill_results", lambda d: spill_results(d.shown, d.policy, d.spill_dir, d.calls), _spilling),
+    Pass("spill_results", lambda d: spill_results(d.shown, d.policy, d.spill_dir, d.calls,
+                                                  anchor=d.spill_top.parent), _spilling),
     # old Write/Edit inputs over min_chars move to a spill file the same way
-    Pass("spill_inputs", lambda d: spill_written_inputs(d.shown, d.policy, d.spill_dir, d.calls), _spilling),
+    Pass("spill_inputs", lambda d: spill_written_inputs(d.shown, d.policy, d.spill_dir, d.calls,
+                                                        anchor=d.spill_top.parent), _spilling),
     # images before the window become a note naming their file (Read it again): whole blocks, never cut
     Pass("images", lambda d: drop_old_images(d.shown, d.policy.keep_recent, d.calls), _trimming),
     # all TodoWrite calls but the newest go with their results: the first to drop blocks, so all above share calls

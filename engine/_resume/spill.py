@@ -32,23 +32,25 @@ def _old_results(calls: Calls, policy: TrimPolicy) -> list[tuple[Entry, dict[str
     return calls.results[: max(len(calls.results) - max(policy.keep_recent, 0), 0)]
 
 
-def _spill(spill_dir: Path, text: str) -> Path | None:
-    try:
-        return write_spill(spill_dir, text)
+def _spill(spill_dir: Path, text: str, anchor: Path | None) -> Path | None:
+    try:  # beneath the workspace: the run may have put a link at .flower or .flower/spill since
+        return write_spill(spill_dir, text, anchor=spill_dir.parent if anchor is None else anchor)
     except (OSError, ValueError) as exc:  # the session must load: this text stays as it is
         log.warning("could not spill %d characters to %s (%s); they stay in context", len(text), spill_dir, exc)
         return None
 
 
 def spill_results(
-    entries: list[Entry], policy: TrimPolicy, spill_dir: Path, calls: Calls | None = None
+    entries: list[Entry], policy: TrimPolicy, spill_dir: Path, calls: Calls | None = None, *,
+    anchor: Path | None = None,
 ) -> dict[str, int]:
     """Move the text of old, long tool results to files in ``spill_dir``; pointers stay, in place.
 
     Returns ``{"spilled": n, "spilled_chars": characters removed}``. Files are named by content
     hash, so loading the same session again rewrites nothing. Any text spills (lone surrogates
     included, see ``spill_file``); a result that cannot be written stays whole, with one log line.
-    ``calls``: the chain's index, when the caller has one.
+    ``calls``: the chain's index, when the caller has one. ``anchor``: the folder the host made
+    that holds ``spill_dir`` (the workspace), below which no link is followed (default: its parent).
     """
     calls = calls or calls_of(entries)
     report = {"spilled": 0, "spilled_chars": 0}
@@ -56,7 +58,7 @@ def spill_results(
         if (calls.uses.get(block.get("tool_use_id", "")) or {}).get("name") in policy.exempt_tools:
             continue
         text = text_parts(block)
-        if len(text) <= policy.min_chars or (path := _spill(spill_dir, text)) is None:
+        if len(text) <= policy.min_chars or (path := _spill(spill_dir, text, anchor)) is None:
             continue
         pointer = (
             f"[Tool result trimmed on resume: its {len(text)} characters are in {path}. "
@@ -70,7 +72,8 @@ def spill_results(
 
 
 def spill_written_inputs(
-    entries: list[Entry], policy: TrimPolicy, spill_dir: Path, calls: Calls | None = None
+    entries: list[Entry], policy: TrimPolicy, spill_dir: Path, calls: Calls | None = None, *,
+    anchor: Path | None = None,
 ) -> dict[str, int]:
     """Move the long text inputs of old Write/Edit calls to files in ``spill_dir``; pointers stay.
 
@@ -89,7 +92,7 @@ def spill_written_inputs(
         for name in WRITE_FIELDS[use["name"]]:
             text = inp.get(name)
             if (not isinstance(text, str) or len(text) <= policy.min_chars
-                    or (spilled := _spill(spill_dir, text)) is None):
+                    or (spilled := _spill(spill_dir, text, anchor)) is None):
                 continue
             pointer = written_pointer(str(inp.get("file_path")), text,
                                       f"the text is in {spilled}; the file may have changed since")

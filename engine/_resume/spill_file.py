@@ -4,15 +4,19 @@ A tool result can hold a lone UTF-16 surrogate (the CLI writes one when it cuts 
 emoji); plain ``str.encode("utf-8")`` raises on it. The name hashes the text losslessly
 (``surrogatepass``) and the file holds valid UTF-8 (a lone surrogate becomes U+FFFD), so a spill
 never fails on what a tool returned. Shared by the cut made at once (``spill_guard``) and the cut
-made on resume (``engine._resume.spill``), whose folders stay different.
+made on resume (``engine._resume.spill``), whose folders stay different. Both folders lie in the
+run's workspace, so they are reached beneath a folder the host made (``engine._beneath``): a link
+the run put there would make the host write text the run chose wherever it points.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 from pathlib import Path
 
-from engine._files import write_text_atomic
+from engine._beneath import open_dir, write_text
 
 __all__ = ["safe_text", "spill_name", "write_spill"]
 
@@ -31,11 +35,27 @@ def spill_name(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16] + ".txt"
 
 
-def write_spill(folder: Path, text: str) -> Path:
+def write_spill(folder: Path, text: str, *, anchor: Path) -> Path:
     """Write ``text`` (made safe) to ``folder/spill_name(text)`` unless that file already holds
-    it, and return the path. Raises OSError when the folder cannot be written."""
+    it, and return the path. ``folder`` is reached beneath ``anchor`` following no link (made as
+    needed). Raises OSError (``UnsafePath`` for a link on the way) when it cannot be written."""
     path = folder / spill_name(text)
     data = safe_text(text)
-    if not path.is_file() or path.stat().st_size != len(data.encode("utf-8")):
-        write_text_atomic(path, data)
+    if not _holds(anchor, path, len(data.encode("utf-8"))):
+        write_text(anchor, path, data)
     return path
+
+
+def _holds(anchor: Path, path: Path, size: int) -> bool:
+    """Whether ``path`` is a regular file of ``size`` bytes already (same name: same text)."""
+    try:
+        fd = open_dir(anchor, path.parent)
+    except OSError:
+        return False  # missing (made by the write) or refused (the write says why)
+    try:
+        st = os.stat(path.name, dir_fd=fd, follow_symlinks=False)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return stat.S_ISREG(st.st_mode) and st.st_size == size

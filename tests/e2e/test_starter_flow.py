@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from engine import Resilience, Runtime, StepStarted, VerdictGiven, wake_state
+from engine import Resilience, Runtime, wake_state
+from engine.events import StepStarted, VerdictGiven
 from engine.authoring import starter_flow
 from engine._run.manifest import read_manifest
 from engine._human.transports import ScriptedTransport

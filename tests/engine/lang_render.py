@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine import Brief, Goal, Verdict, speaking
+from engine import Brief, Goal, Verdict
+from engine.lang import speaking
 from engine.authoring import Handoff, Workbench, clarify, coordinator, judge, oracle, worker
 from engine._docs.handoff_doc import degraded
 from engine._flow.steps import goal_step, with_goal

@@ -1,6 +1,7 @@
 """Each check's state after a verdict: the checklist people see in Slack and in the final message."""
 
-from engine import Goal, Verdict, check_states
+from engine import Goal, Verdict
+from engine.authoring import check_states
 
 GOAL = Goal("hello.py prints hello", ["hello.py exists", "python hello.py prints hello",
                                       "[unverifiable here: needs macOS] it runs on macOS"])

@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 
-from engine import speaking
+from engine.lang import speaking
 from engine._cli.progress import Progress, clock_text
 from engine._cli.screen import CLEAR, Screen, fit
 from engine._events import AskEvent, ResultReported, SessionStarted, StepStarted, TurnEnded, WorkflowDone

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from wcwidth import wcswidth
 
-from engine import speaking
+from engine.lang import speaking
 from engine._cli.cli_failure import failure
 from engine._flow.failure import flow_failure
 from engine._flow.run_result import WakeState

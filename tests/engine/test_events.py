@@ -7,16 +7,16 @@ import json
 
 import pytest
 
-import engine
-from engine import AskEvent, Event, HandoffEvent, StepStarted, VerdictGiven, WorkflowDone
+import engine.events
+from engine import Event
+from engine.events import AskEvent, HandoffEvent, StepStarted, VerdictGiven, WorkflowDone
 from engine._cli.view import event_line
 from engine._events import EventKind
 
 
 def test_every_kind_has_one_public_class():
-    classes = [getattr(engine, n) for n in engine.__all__
-               if isinstance(getattr(engine, n), type) and issubclass(getattr(engine, n), Event)
-               and getattr(engine, n) is not Event]
+    classes = [getattr(engine.events, n) for n in engine.events.__all__
+               if isinstance(getattr(engine.events, n), type) and issubclass(getattr(engine.events, n), Event)]
     kinds = [c.kind for c in classes]
     assert sorted(kinds) == sorted(EventKind.__args__)
     assert "wake" not in kinds

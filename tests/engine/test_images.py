@@ -14,7 +14,8 @@ import zlib
 import pytest
 from PIL import Image as Pil
 
-from engine import FlowerError, Image, ImageRefused, load_image, speaking
+from engine import FlowerError, Image, ImageRefused, load_image
+from engine.lang import speaking
 from engine._media.fitting import LONG_EDGE, MAX_BASE64, MAX_PIXELS, sniff
 from engine._media.image import prompt_content
 

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from engine import Brief, Goal, check_language, locale_language, speaking, starter_paths
+from engine import Brief, Goal
+from engine.authoring import starter_paths
+from engine.lang import check_language, locale_language, speaking
 from engine._lang import en, step_names, words, zh
 
 from lang_render import rendered  # tests/engine/lang_render.py (pytest puts this folder on the path)

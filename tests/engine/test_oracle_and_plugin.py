@@ -6,7 +6,7 @@ from claude_agent_sdk import ClaudeSDKClient, SystemMessage
 
 from engine import AgentSpec
 from engine.authoring import Workbench, build_options
-from engine import StepStarted, VerdictGiven
+from engine.events import StepStarted, VerdictGiven
 from engine.testing import system_contains, text
 from engine._flow.oracle import consult
 

@@ -7,16 +7,8 @@ import shutil
 
 import pytest
 
-from engine import (
-    AgentSpec,
-    HandoffEvent,
-    Interrupted,
-    Resilience,
-    Runtime,
-    SessionStarted,
-    Step,
-    Workflow,
-)
+from engine import AgentSpec, Resilience, Runtime, Step, Workflow
+from engine.events import HandoffEvent, Interrupted, SessionStarted
 from engine.authoring import HandoffPolicy
 from engine._run.manifest import read_manifest
 from engine.testing import (

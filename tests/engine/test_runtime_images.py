@@ -8,7 +8,9 @@ import asyncio
 
 import pytest
 
-from engine import AgentSpec, Interrupted, Resilience, Runtime, speaking
+from engine import AgentSpec, Resilience, Runtime
+from engine.events import Interrupted
+from engine.lang import speaking
 from engine.authoring import TrimPolicy
 from engine.testing import hold, overloaded, prompt_contains, text, tool_use
 

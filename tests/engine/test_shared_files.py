@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from PIL import Image as Pil
 
-from engine import AgentSpec, Runtime, Sandbox, speaking
+from engine import AgentSpec, Runtime, Sandbox
+from engine.lang import speaking
 from engine.authoring import Workbench, coordinator, judge, shared_files_rules, wants_isolation, worker
 from engine._run.options import Setting, attempt_options
 from engine.testing import prompt_contains, text, tool_use

@@ -18,13 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from engine import AgentSpec, FlowerError, Runtime, speaking
+from engine import AgentSpec, FlowerError, Runtime
+from engine.lang import speaking
 from engine._agents import workbench as workbench_module
 from engine._agents.workbench import Workbench
 from engine import _file_work
 from engine._file_work import OVERRAN
 from engine.host import file_work, remove_tree
-from engine._tree import WALK_DEPTH, WALK_ENTRIES, walk
+from engine._tree import REMOVE_DEPTH, WALK_DEPTH, WALK_ENTRIES, walk
 from engine.testing import prompt_contains, text, tool_use
 
 from tests.helpers.hostile_trees import FifoSwap, deep_chain, empty_folders
@@ -123,6 +124,62 @@ def test_a_2000_deep_tree_is_removed_without_following_its_links(tmp_path):
     (thread / "link").symlink_to(outside, target_is_directory=True)
     assert remove_tree(thread, thread / "link") is True  # the link goes, never what it names
     assert (outside / "keep.txt").exists()
+
+
+NOBODY = 65534
+
+
+def as_a_plain_user(folder: Path, check) -> None:
+    """``check(base)`` where file modes bind, with ``base`` an empty folder of that user: here when
+    the tests run as a plain user; as root (whom no mode stops) in a forked child that became
+    ``nobody``, its folder reached through /proc (tmp_path's parents are root's, 0700)."""
+    base = folder / "plain"
+    base.mkdir()
+    if os.geteuid() != 0:
+        check(str(base))
+        return
+    os.chown(base, NOBODY, NOBODY)
+    fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
+    pid = os.fork()
+    if pid == 0:  # the child only makes and removes files, then leaves without pytest's exit hooks
+        code = 1
+        try:
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+            check(f"/proc/self/fd/{fd}")
+            code = 0
+        except BaseException:
+            import traceback
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    os.close(fd)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0, "see the child's traceback above"
+
+
+def test_folders_a_run_took_the_permissions_of_are_still_removed(tmp_path):
+    """The bot runs as its runs' user, so only a folder's mode stops it: a run's ``chmod 000`` or
+    ``500`` on its own folders (one past the depth removal moves up, too) failed ``remove_tree``
+    and git's own delete, so ``/new`` in that thread and ``flower-bot cleanup`` for every thread
+    stopped on it."""
+    def attack(base: str) -> None:
+        ws = Path(base, "ws")
+        (ws / "locked" / "inner").mkdir(parents=True)
+        (ws / "locked" / "inner" / "f.txt").write_text("x")
+        (ws / "read-only").mkdir()
+        (ws / "read-only" / "g.txt").write_text("y")
+        deep_chain(ws, REMOVE_DEPTH + 5)
+        deep = ws.joinpath(*["d"] * (REMOVE_DEPTH + 1))
+        os.chmod(deep, 0o500)
+        os.chmod(deep.parent, 0o500)
+        os.chmod(ws / "locked", 0)
+        os.chmod(ws / "read-only", 0o500)
+        os.chmod(ws, 0o500)
+        assert remove_tree(base, ws) is True
+        assert not os.path.lexists(ws)
+
+    as_a_plain_user(tmp_path, attack)
 
 
 async def test_file_work_that_overruns_fails_with_what_and_the_fix():

@@ -11,7 +11,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from bot.render.texts import en, zh
-from engine import check_language
+from engine.lang import check_language
 
 __all__ = ["current", "use"]
 
@@ -21,7 +21,7 @@ _table: ModuleType = en
 
 
 def use(language: str) -> None:
-    """Speak ``language`` (``en`` / ``zh``, as ``engine.check_language`` reads it) from now on."""
+    """Speak ``language`` (``en`` / ``zh``, as ``engine.lang.check_language`` reads it) from now on."""
     global _table
     _table = _TABLES[check_language(language)]
 

@@ -276,6 +276,7 @@ FEEDBACK_NOT_RECORDED = ("Your feedback could not be recorded (the bot's databas
 FILES_NOT_OPENED = "📎 Not opened:"  # one FILE_LINE follows for each file flower did not take
 FILES_NOT_POSTED = "📎 Not posted from the outbox:"  # one FILE_LINE follows for each file left there
 FILE_LINE = "• `{name}` {reason}"  # {reason} is one of the FILE_ sentences below
+FILES_MORE = "• … and {n:,} more"  # after the first FILE_LINEs: a run can leave 100,000 files
 FILE_TOO_MANY = "is past the first {max} files of the message; flower opens at most {max} a message"
 FILE_TOO_BIG = "is {size}; the limit is {limit} (`FLOWER_FILE_MAX_MB`)"
 FILE_GREW = "is larger than the {limit} limit (`FLOWER_FILE_MAX_MB`), more than it said"
@@ -299,6 +300,8 @@ FILE_HARD_LINKED = "has other hard links, so it may be a file from elsewhere; pu
 FILE_HIDDEN = "is hidden (its name starts with a dot)"
 FILE_EMPTY = "is empty"
 FILE_TOO_MANY_OUT = "is past the first {max} files; it is posted next time"
+FILE_PAST_LOOKED = ("is past the first {max} files of the outbox, more than flower opens, so it is not posted "
+                    "(move the files already posted out of the outbox)")
 FILE_OUTBOX_UNSAFE = "is a link or not a folder, so nothing in it was posted"  # said of `.flower/outbox`
 FILE_UPLOAD_FAILED = Sentence("could not be uploaded: {error}")
 FILE_UNREADABLE = Sentence("could not be read: {error}")

@@ -55,6 +55,7 @@ PR_NOT_A_FORGE = ("this channel's repository is not on a forge flower knows (Git
                   "open a pull request there; Push branch still works.")
 PR_LINK = "View {ref}"
 NO_CHANGES = "(no changes)\n"  # the uploaded diff when the branch changed nothing
+DIFF_CUT = "\n[the diff is cut here at {mb} MB; run `git diff` in the thread's worktree for the rest]\n"
 DIFF_NOT_UPLOADED = ("the diff could not be uploaded ({error}). Press Diff again in a moment, or run "
                      "`git diff` in the thread's worktree.")
 

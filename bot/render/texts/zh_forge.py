@@ -51,6 +51,7 @@ PR_NOT_A_FORGE = ("这个频道的仓库不在 flower 认识的代码托管平�
                   "推送分支仍然可用。")
 PR_LINK = "查看 {ref}"
 NO_CHANGES = "（没有改动）\n"
+DIFF_CUT = "\n[diff 在 {mb} MB 处截断；其余部分请在线程的 worktree 里运行 `git diff` 查看]\n"
 DIFF_NOT_UPLOADED = "diff 上传失败（{error}）。稍后再点一次 diff，或者在线程的 worktree 里运行 `git diff`。"
 
 

@@ -60,3 +60,19 @@ def test_a_store_they_cannot_name_is_still_one_line_and_exit_2(tmp_path):
     done = flower_bot(tmp_path, "audit", FLOWER_HOME=str(tmp_path), FLOWER_DATABASE_URL="mysql://u:SECRETpw@h/db")
     assert done.returncode == 2 and "FLOWER_DATABASE_URL must be a postgresql:// URL" in done.stderr
     assert "SECRETpw" not in done.stderr
+
+
+def test_a_database_they_cannot_reach_is_one_line_that_hides_the_password(tmp_path):
+    """The report's whole use is when things are broken: an unreachable PostgreSQL is said in one line (not a
+    traceback), its password masked, and a password whose '/', '?' or '#' was not percent-encoded (which
+    makes the URL's host part end inside it, and the driver quote pieces of it) is refused before any use."""
+    closed = "postgresql://flower:SECRETpw@127.0.0.1:1/flower"  # nothing listens on port 1
+    done = flower_bot(tmp_path, "usage", FLOWER_DATABASE_URL=closed)
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    assert done.stderr.startswith("flower-bot: cannot reach PostgreSQL") and done.stderr.count("\n") == 1, done.stderr
+    assert "SECRETpw" not in done.stderr and "***" in done.stderr
+    for raw in ("postgresql://flower:SEC#RETpw@127.0.0.1:1/flower", "postgresql://flower:SEC?RETpw@127.0.0.1:1/flower",
+                "postgresql://flower:SEC/RETpw@127.0.0.1:1/flower"):
+        done = flower_bot(tmp_path, "audit", FLOWER_DATABASE_URL=raw)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert "percent-encode" in done.stderr and "SEC" not in done.stderr and "RETpw" not in done.stderr, done.stderr

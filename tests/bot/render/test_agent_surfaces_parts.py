@@ -17,7 +17,8 @@ from bot.runs.plan_feed import PlanFeed
 from bot.slack.assistant import AssistantStatus
 from bot.slack.outbox import Outbox
 from bot.store.bot_store import BotStore, ThreadKey
-from engine import CheckState, StepStarted, VerdictGiven
+from engine.authoring import CheckState
+from engine.events import StepStarted, VerdictGiven
 
 CHANNEL = "C0GENERAL"
 GOAL = "## Goal\nhello.txt says hi\n## Checks\n- hello.txt exists\n- it says hi\n"

@@ -31,6 +31,10 @@ SPELLINGS = [
     "<span>@octocat</span>", "<b>&#64;</b>team", "@<!-- -->octocat", "> @octocat in a quote",
     "- [ ] ask @octocat", "| @octocat | table |", "# @octocat heading", "```\n@octocat in code\n```",
     "![@octocat](https://example.com/a.png)", "@@octocat", "@-@octocat", "email@@octocat",
+    # raw HTML is an HTML parser's: a character reference there takes any number of leading zeros
+    "<div>\n&#x0000000040;octocat\n</div>", "<div>\n&#0000000064;octocat\n</div>",
+    "<div>\n&#x00000000000000000000ff20;octocat\n</div>", '<p title="&#x0000000040;octocat">hi</p>',
+    "<div>\n&#64octocat &#x40octocat\n</div>",
 ]
 
 
@@ -72,10 +76,21 @@ def test_no_spelling_renders_a_mention(text):
     assert inert(made) == made  # idempotent: a text made inert twice is the same
 
 
+@pytest.mark.parametrize("text, kept", [
+    ("&#" + "0" * 5000 + "64;octocat", "octocat"),  # an HTML parser reads it as "@"
+    ("&#" + "9" * 5000 + ";@octocat", "&#" + "9" * 5000 + ";"),  # no character: as written (int() would refuse it)
+    ("&#x" + "f" * 5000 + ";", "&#x" + "f" * 5000 + ";"),
+])
+def test_a_reference_of_thousands_of_digits_is_read_without_failing(text, kept):
+    made = inert(text)
+    assert kept in made and not MENTION.search(unicodedata.normalize("NFKC", made)) and inert(made) == made
+
+
 def test_the_cases_would_mention_without_it():
     """The spellings are real threats: rendered as they are, these notify (so the check above is not vacuous)."""
     would = [t for t in SPELLINGS if MENTION.search(rendered_text(t))]
-    for text in ("&#64;team", "&commat;team", "\\@octocat", "@&#111;ctocat", "<b>&#64;</b>team", "`@octocat`"):
+    for text in ("&#64;team", "&commat;team", "\\@octocat", "@&#111;ctocat", "<b>&#64;</b>team", "`@octocat`",
+                 "<div>\n&#x0000000040;octocat\n</div>", '<p title="&#x0000000040;octocat">hi</p>'):
         assert text in would
     assert len(would) >= 25
 
@@ -93,6 +108,8 @@ def test_text_without_a_mention_is_left_as_it_is(text):
     ("\u200b/merge", f"{BREAK}/merge"),
     ("see a/b and /tmp in a line", "see a/b and /tmp in a line"),
     ("> /merge", "> /merge"),
+    ("ok\n\r/merge", f"ok\n\r{BREAK}/merge"),  # GitLab deletes every \r first: this line would start with /merge
+    ("\r\r/approve\r\n/close", f"\r\r{BREAK}/approve\r\n{BREAK}/close"),
 ])
 def test_a_line_cannot_be_a_gitlab_quick_action(text, expected):
     assert inert(text) == expected and inert(expected) == expected

@@ -16,7 +16,8 @@ from bot.forge.remote import ForgeSettings, recognise
 from bot.render import pull_request as pr
 from bot.repos.bindings import Bindings
 from bot.store.bot_store import BotStore, ThreadKey
-from engine import Brief, Goal, RunResult, Verdict, speaking
+from engine import Brief, Goal, RunResult, Verdict
+from engine.lang import speaking
 
 BASE = {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1"}
 KEY = ThreadKey("T1", "C1", "1700000000.000100")

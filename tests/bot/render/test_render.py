@@ -10,9 +10,9 @@ from bot.render import messages as render
 from bot.render.block_kit import blocks_for
 from bot.render.notices import cost, duration, event_notice
 from bot.text.split import SplitError, clip, escape, escaped_len, split_text, utf16_len
-from engine import (
+from engine import Event
+from engine.events import (
     AskEvent,
-    Event,
     HandoffEvent,
     Interrupted,
     ResultReported,

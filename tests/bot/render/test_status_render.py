@@ -6,8 +6,16 @@ from __future__ import annotations
 from bot.render import messages as render
 from bot.runs import tally
 from bot.runs.events_view import RunStatus
-from engine import (AskEvent, CheckState, Label, ResultReported, SessionStarted, StepStarted, TurnEnded,
-                    VerdictGiven)
+from engine.authoring import CheckState
+from engine.events import (
+    AskEvent,
+    Label,
+    ResultReported,
+    SessionStarted,
+    StepStarted,
+    TurnEnded,
+    VerdictGiven,
+)
 from tests.bot.helpers.render import assert_slack_ok
 
 THREAD = "T1|C1|1.0"

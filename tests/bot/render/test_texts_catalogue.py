@@ -11,7 +11,7 @@ import pytest
 from bot.render import failures, feedback, messages, plan, pull_request, texts
 from bot.render.texts import en, zh
 from bot.text.outside import Sentence
-from engine import CheckState, FlowFailure
+from engine.authoring import CheckState, FlowFailure
 
 
 def _names(table) -> set[str]:

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from bot.forge import costs
 from bot.forge.client import ForgeError, Retry, forge_for
-from bot.forge.pages import CATCH_UP, WINDOW
+from bot.forge.pages import KEEP_CHARS, MOST, SWEEP
 from bot.forge.remote import ForgeSettings, recognise
 from bot.forge.reviews import Check, Conditional, Remark, log_tail, one_line
 from bot.testing.fake_forge import FakeForge
@@ -196,7 +197,7 @@ async def test_a_remark_after_a_hundred_others_is_read_and_reads_stay_conditiona
     start = len(fake.requests)
     assert await client.remarks(number, cache) == remarks and not cache.changed  # every page a 304
     assert fake.requests[start:] and all(r.status == 304 for r in fake.requests[start:])
-    assert _pages_of(fake, start, _conversation(kind, number)) == [(2, True), (1, True)]
+    assert _pages_of(fake, start, _conversation(kind, number)) == [(1, True), (2, True)]  # the look back, then on
     fake.conversation_comment(number, "octocat", "And the rollback?")
     assert (await client.remarks(number, cache))[-1].body == "And the rollback?" and cache.changed
 
@@ -219,9 +220,91 @@ async def test_a_flood_after_a_remark_delays_it_but_never_hides_it(opened, kind)
         bodies = [r.body for r in await client.remarks(number, cache)]
         reads, found = reads + 1, "Blocking: the migration drops the users table" in bodies
         assert "flood after 1299" in bodies  # the newest come with every read
-        assert len(_pages_of(fake, start, _conversation(kind, number))) <= CATCH_UP + WINDOW
+        assert len(_pages_of(fake, start, _conversation(kind, number))) <= MOST
         assert reads <= 4
     assert reads >= 2  # more pages came after where the bot had read to than one read takes
+
+
+@KINDS
+async def test_a_stranger_deleting_old_comments_never_moves_a_remark_behind_the_read(opened, kind):
+    """Deleting comments before where the last read stopped moves every later one back a page: a remark
+    said just before was on the page the next read starts at, and would be on one it had passed (a
+    flood after it keeps it out of the newest pages)."""
+    fake, client, number = await opened(kind)
+    fake.set_access("octocat", "write")
+    cache = Conditional()
+    old = [fake.conversation_comment(number, "mallory", f"old {i}") for i in range(150)]
+    for _ in range(2):  # caught up: the next read starts at the last page
+        await client.remarks(number, cache)
+    fake.conversation_comment(number, "octocat", "Blocking: the migration drops the users table")
+    fake.delete(number, *old[:100])
+    for i in range(600):
+        fake.conversation_comment(number, "mallory", f"flood {i}")
+    reads = []
+    for _ in range(4):
+        reads.append([r.body for r in await client.remarks(number, cache)])
+        if "Blocking: the migration drops the users table" in reads[-1]:
+            break
+    assert "Blocking: the migration drops the users table" in reads[-1]
+    assert "flood 599" in reads[0]  # and the newest came with the first read
+
+
+@KINDS
+async def test_a_reply_in_an_old_thread_is_read_however_many_threads_follow_it(opened, kind):
+    """A maintainer answers in a review thread opened before a stranger's flood: GitLab lists a reply with
+    its thread (by the thread's first note), on a page the reads had passed and, after 600 more threads,
+    out of the newest pages."""
+    fake, client, number = await opened(kind)
+    cache = Conditional()
+    opened_line = fake.review_comment(number, "octocat", "Why a global here?", path="app.py", line=3)
+    for i in range(600):
+        fake.conversation_comment(number, "mallory", f"flood {i}")
+    for _ in range(4):  # caught up
+        await client.remarks(number, cache)
+    fake.review_comment(number, "octocat", "Still a global: blocking", path="app.py", line=3, reply_to=opened_line)
+    found = False
+    for _ in range(7 // SWEEP + 2):  # 7 pages: each passed one is read again within 7 / SWEEP reads
+        found = found or "Still a global: blocking" in [r.body for r in await client.remarks(number, cache)]
+    assert found
+
+
+@KINDS
+async def test_a_strangers_long_comments_are_kept_clipped(opened, kind):
+    """Every page read is kept for its 304s while the pull request is watched: a stranger's 65,536-character
+    comments, thousands of them, would hold hundreds of MB per pull request."""
+    fake, client, number = await opened(kind)
+    for i in range(150):
+        fake.conversation_comment(number, "mallory", f"{i} " + "x" * 65_000)
+    cache = Conditional()
+    first = await client.remarks(number, cache)
+    assert len(first) == 150 and all(len(r.body) == KEEP_CHARS for r in first)
+    cache.reset()
+    assert await client.remarks(number, cache) == first and not cache.changed  # the 304s give the same
+
+    def longest(data) -> int:
+        if isinstance(data, dict):
+            return max(map(longest, data.values()), default=0)
+        if isinstance(data, list):
+            return max(map(longest, data), default=0)
+        return len(data) if isinstance(data, str) else 0
+    assert longest([body for _, body, _ in cache.answers.values()]) == KEEP_CHARS
+
+
+async def test_an_answer_too_large_is_refused_and_a_logs_tail_kept(opened, monkeypatch):
+    """A stranger's thread of notes of a million characters each makes one page gigabytes (GitLab lists a
+    thread with all its notes): no answer is read past MAX_REPLY_BYTES; a job's log keeps its end."""
+    fake, client, number = await opened("gitlab")
+    monkeypatch.setattr(costs, "MAX_REPLY_BYTES", 200_000)
+    opened_line = fake.review_comment(number, "mallory", "a thread", path="app.py", line=1)
+    sha = fake.head(number)
+    fake.check(sha, "tests", "failure", text="x" * 300_000 + "\n" + LOG)
+    [failed] = await client.checks(number, sha)
+    assert failed.log_tail == TAIL
+    for i in range(30):
+        fake.review_comment(number, "mallory", "y" * 10_000, path="app.py", line=1, reply_to=opened_line)
+    with pytest.raises(ForgeError) as caught:
+        await client.remarks(number, Conditional())
+    assert caught.value.kind == "refused" and "more than 0.191 MB" in str(caught.value)
 
 
 async def test_an_answer_without_an_etag_is_new_and_not_kept(opened):

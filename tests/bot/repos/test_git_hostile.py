@@ -18,7 +18,8 @@ import pytest
 from bot.repos.bindings import Bindings, fetch
 from bot.repos.git import RepoError, git_env
 from bot.repos.thread_worktree import REPO_DIR, open_for_thread, thread_worktree
-from bot.repos.worktrees import cleanup, known_repos, open_worktree, push, remove_worktree, summary, worktree_at
+from bot.repos.worktrees import (DIFF_MAX_BYTES, branch_diff, cleanup, known_repos, open_worktree, push,
+                                 remove_worktree, summary, worktree_at)
 from bot.records import ThreadKey
 from tests.bot.helpers.git import branch_exists, commit_file, sh
 from tests.helpers.hostile_trees import deep_chain
@@ -161,7 +162,7 @@ def test_hooks_and_program_keys_in_the_real_repository_never_run(binding, home, 
 
     fetch(binding)
     result = summary(wt)
-    assert [c.split(" ", 1)[1] for c in result.commits] == ["feature"] and "+f" in result.diff
+    assert [c.split(" ", 1)[1] for c in result.commits] == ["feature"] and "+f" in branch_diff(wt)[0]
     assert "?? .gitattributes" in result.uncommitted
     assert push(binding, wt, wt.branch) == ("origin", head)
     assert sh("rev-parse", "refs/heads/flower/one", cwd=remote) == head
@@ -293,3 +294,24 @@ def test_a_2000_deep_tree_in_a_worktree_is_still_removed_by_new_and_cleanup(bind
             subprocess.run(["rm", "-rf", str(wt.path)], check=False)
     assert not one.path.exists() and not two.path.exists() and not three.path.exists()
     assert all(branch_exists(binding.path, f"flower/{n}") for n in ("one", "two", "three"))
+
+
+def test_a_branch_whose_diff_explodes_or_holds_no_utf8_is_read_bounded(binding, home):
+    """zlib packs a file of short lines into next to nothing: the branch summary every conclusion
+    read took `git diff` whole into the bot (264 KB of objects were 75 MB of text there and 1 GB in
+    git), and a committed byte that is no UTF-8 raised ``UnicodeDecodeError`` out of it, so the
+    run's ending was never said. The conclusion reads no diff now; Diff as file gets a bounded one."""
+    fetch(binding)
+    wt = open_worktree(binding, "one", thread(home, "T1-C1-1"))
+    (wt.path / "latin.txt").write_bytes(b"caf\xe9\n")
+    (wt.path / "big.txt").write_bytes(b"a\n" * (3 * 1024 * 1024))  # over the big-file size: no line diff
+    for n in range(4):  # under it, each 4.5 MB of diff: the whole diff is past the cap
+        (wt.path / f"small{n}.txt").write_bytes(b"a\n" * (1536 * 1024))
+    sh("add", ".", cwd=wt.path)
+    sh("commit", "-q", "-m", "bomb", cwd=wt.path)
+
+    result = summary(wt)  # what every conclusion reads
+    assert [c.split(" ", 1)[1] for c in result.commits] == ["bomb"] and "6 files changed" in result.diffstat
+    diff, cut = branch_diff(wt)  # what Diff as file uploads
+    assert cut and len(diff) <= DIFF_MAX_BYTES  # characters: a bad byte is one U+FFFD
+    assert "Binary files /dev/null and b/big.txt differ" in diff and "+caf\ufffd" in diff and "+a\n" in diff

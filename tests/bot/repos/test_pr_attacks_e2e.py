@@ -10,6 +10,7 @@ import asyncio
 import pytest
 
 from bot.forge.markers import Markers
+from bot.runs.pr_state import KEEP_SEEN, Watch
 from tests.bot.helpers.app import marked_done
 from tests.bot.helpers.forge_threads import TOKEN, posted
 from tests.bot.helpers.pr_loop import INJECTION, opened_pr, policy, posts, shown_to_models, until, watch_of
@@ -99,5 +100,62 @@ async def test_an_outsiders_markers_do_not_stop_the_bots_replies(make_bot, slack
         assert len(forge.replies(1)) == 2 and len(worked_on()) == 2
         assert len(posts(slack, "was not passed on")) == 1
         assert INJECTION not in shown_to_models(fake_model)
+    finally:
+        await forge.close()
+
+
+async def test_a_thread_of_thousands_of_replies_does_not_make_a_remark_said_twice(
+        make_bot, slack_env, fake_model, tmp_path):
+    """GitLab lists a discussion with all its notes: a stranger's thread of thousands of replies makes every read
+    return more remarks than the watch keeps ids of (KEEP_SEEN), and must not push out those already passed on (each
+    read would post them again, and under "auto" start a follow-up each time)."""
+    slack = slack_env
+    forge, bot, key = await opened_pr(make_bot, slack, fake_model, tmp_path, "gitlab")
+    try:
+        forge.set_access("octocat", "write")
+        mark = slack.mark()
+        forge.conversation_comment(1, "octocat", BLOCKING)
+        said = await posted(slack, key.thread_ts, "New on", after=mark)
+        assert BLOCKING in said.body["text"]
+        opened = forge.review_comment(1, "mallory", "a thread", path="app.py", line=1)
+        for i in range(KEEP_SEEN + 200):
+            forge.review_comment(1, "mallory", f"{INJECTION} ({i})", path="app.py", line=1, reply_to=opened)
+        await until("the stranger's thread said ignored", lambda: posts(slack, "was not passed on"))
+        mark = slack.mark()
+        forge.conversation_comment(1, "octocat", "And the rollback?")  # a later remark still comes, once quiet
+        said = await posted(slack, key.thread_ts, "New on", after=mark)
+        assert "And the rollback?" in said.body["text"] and BLOCKING not in said.body["text"]
+        settled = len(forge.requests)
+        await until("three more reads", lambda: len([r for r in forge.requests[settled:] if r.path.endswith(
+            "/merge_requests/1/discussions") and r.query.get("page") == "1"]) >= 3)
+        assert len([p for p in posts(slack, "New on") if BLOCKING in p.body["text"]]) == 1
+        assert len((await watch_of(bot, key)).pending) == 0
+        assert INJECTION not in shown_to_models(fake_model)
+    finally:
+        await forge.close()
+
+
+@pytest.mark.parametrize("kind", ["github", "gitlab"])
+async def test_a_flood_that_keeps_changing_slows_the_reads_once_the_tokens_requests_run_low(
+        make_bot, slack_env, fake_model, tmp_path, kind):
+    """Each read of a flooded pull request can cost a dozen requests a list, and a stranger who keeps its
+    pages changing keeps the reads at FLOWER_PR_POLL_S: the token is every thread's, so once the forge
+    says less than a quarter of its rate limit is left, the reads wait the longest gap."""
+    slack = slack_env
+    forge, bot, key = await opened_pr(make_bot, slack, fake_model, tmp_path, kind)
+    try:
+        async def taken(comment: int) -> Watch:
+            """The watch as the read that took ``comment`` left it (a read that saw it change)."""
+            seen = f"{'comment' if kind == 'github' else 'note'}:{comment}"
+            async with asyncio.timeout(240):
+                while seen not in (watch := await watch_of(bot, key)).seen:
+                    await asyncio.sleep(0.05)
+            return watch
+
+        forge.rate_limit = (1200, 5000)
+        for i in range(3):  # each read finds the pages changed, and still waits the longest gap
+            assert (await taken(forge.conversation_comment(1, "mallory", f"flood {i}"))).interval == 0.3 * 8
+        forge.rate_limit = (4000, 5000)  # the limit's hour turned: a changing pull request is read often again
+        assert (await taken(forge.conversation_comment(1, "mallory", "and more"))).interval == 0.3
     finally:
         await forge.close()

@@ -12,7 +12,7 @@ import engine
 import engine.authoring
 from bot.repos.git import RepoError
 from bot.repos.bindings import Bindings, clone_name, fetch, is_url
-from bot.repos.worktrees import (cleanup, open_worktree, push, remove_worktree, slugify, summary,
+from bot.repos.worktrees import (branch_diff, cleanup, open_worktree, push, remove_worktree, slugify, summary,
                            worktree_at)
 from tests.bot.helpers.git import branch_exists, commit_file, sh
 
@@ -144,7 +144,7 @@ def test_two_threads_never_touch_each_other(binding, home):
     ra, rb = summary(a), summary(b)
     assert [c.split(" ", 1)[1] for c in ra.commits] == ["add a"]
     assert [c.split(" ", 1)[1] for c in rb.commits] == ["add b", "add b2"]
-    assert "a.txt" in ra.diffstat and "b.txt" not in ra.diffstat and "+from a" in ra.diff
+    assert "a.txt" in ra.diffstat and "b.txt" not in ra.diffstat and "+from a" in branch_diff(a)[0]
     assert "2 files changed" in rb.diffstat and ra.uncommitted == []
     (a.path / "wip.txt").write_text("x")
     assert summary(a).uncommitted == ["?? wip.txt"]
@@ -273,7 +273,7 @@ def test_isolated_starter_flow_accepts_a_worktree(binding, home):
     wt = open_worktree(binding, "t", home / "workspaces" / "1" / "repo")
     flow = engine.authoring.starter_flow("add a feature", workspace=wt.path, isolate=True)
     assert flow is not None
-    wb = engine.starter_paths(wt.path, isolate=True).workbench.root
+    wb = engine.authoring.starter_paths(wt.path, isolate=True).workbench.root
     assert wb.is_relative_to(wt.path.parent / ".flower-repo")
     assert sh("status", "--porcelain", cwd=wt.path) == ""  # the workbench is outside the worktree
 

@@ -10,7 +10,8 @@ import string
 from typing import Any
 
 from bot.render.texts import en, zh
-from engine import speaking, starter_paths
+from engine.authoring import starter_paths
+from engine.lang import speaking
 from engine.testing import prompt_contains, text
 from engine.testing.roles import COORDINATOR
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import re
 
-from engine import Brief, Goal, speaking, starter_paths
+from engine import Brief, Goal
+from engine.authoring import starter_paths
+from engine.lang import speaking
 from engine.testing import hold, prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE, WORKER
 

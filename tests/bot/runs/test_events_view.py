@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.runs.events_view import RunStatus
-from engine import (
+from engine.events import (
     AskEvent,
     HandoffEvent,
     ResultReported,

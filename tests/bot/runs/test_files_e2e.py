@@ -161,3 +161,28 @@ async def test_a_session_with_an_image_resumes_through_the_real_cli_after_a_rest
     assert after, "the resumed coordinator never reached the model"
     shown = json.dumps(after[0].body, ensure_ascii=False)
     assert SCREEN in images_in(after[0]) or ".flower/inbox/1-screen.png" in shown  # whole, or named: never cut
+
+
+async def test_outbox_names_that_are_no_utf8_or_break_lines_are_posted_once_and_said(make_bot, slack_env, fake_model):
+    """A name with a byte that is no UTF-8 is a lone surrogate in Python, which no UTF-8 file or
+    database takes: the record of what was posted could not be written, so the summary named no
+    file, the refusals were never said and the file was posted again at every ending; a line break
+    in a name wrote a line of its own in the note."""
+    slack = slack_env
+    bot = await make_bot(OPTIONS)
+    chart, empty, forged = (f"\"$(printf '.flower/outbox/{name}')\""  # printf makes the bytes: \377 is no UTF-8
+                            for name in ("chart\\377.csv", "empty\\377.csv", "x\\n• `secret.env` was posted.csv"))
+    script(fake_model, command=f"mkdir -p .flower/outbox && printf 'a,b\\n' > {chart} && : > {empty} && : > {forged}")
+    event = slack.mention(CHANNEL, "make me a chart")
+    await slack.send_event(event)
+    done = await posted(slack, event["ts"], "Done")
+    await marked_done(bot, ThreadKey("T0001", CHANNEL, event["ts"]))
+    assert slack.uploads(CHANNEL, event["ts"]) == [("chart.csv", b"a,b\n")]
+    assert "chart.csv" in json.dumps(done.body, ensure_ascii=False)
+    note = (await posted(slack, event["ts"], "Not posted from the outbox")).body["text"]
+    assert "empty.csv" in note and "\n• `secret.env`" not in note
+    mark = slack.mark()
+    await slack.send_event(slack.user_message(CHANNEL, "once more", thread_ts=event["ts"]))
+    await posted(slack, event["ts"], "Done", after=mark)
+    await marked_done(bot, ThreadKey("T0001", CHANNEL, event["ts"]))
+    assert slack.uploads(CHANNEL, event["ts"]) == [("chart.csv", b"a,b\n")]  # unchanged: not posted again

@@ -243,6 +243,38 @@ async def test_a_channel_s_admin_cannot_lift_the_operator_s_caps_and_is_told_why
     assert refused == [(LEAD, "month=500.0"), (LEAD, "user=500.0"), (LEAD, "month=off"), (LEAD, "month=0.08")]
 
 
+async def test_a_channel_s_admin_cannot_pin_an_installation_cap_against_the_operator_s_later_lowering(
+        make_bot, slack_env, tmp_path):
+    """A channel's admin sets `month` to exactly what is in force (a lowering by the rule); the operator then
+    lowers the installation's cap: a channel's stored value would override it there and keep the old one.
+    What a channel's admin sets is a cap under the operator's, never in place of it; the operator's own
+    /limit still sets the channel's value outright."""
+    slack = slack_env
+    policy = tmp_path / "home" / "policy.toml"
+    policy.parent.mkdir()
+    policy.write_text(f"[defaults]\nlimit_month_usd = 0.5\nlimit_user_month_usd = 2\n\n{LEAD_POLICY}", encoding="utf-8")
+    bot = await make_bot(FLOWER_ADMINS=OPS)
+    asked = slack.mention(CHANNEL, "/limit", user=LEAD)
+    await slack.send_event(asked)
+    thread = asked["ts"]
+    assert (await limit_said(slack, thread, "/limit month 0.5", LEAD)).startswith(":white_check_mark:")
+    assert (await limit_said(slack, thread, "/limit user 1", LEAD)).startswith(":white_check_mark:")
+
+    async def in_force():
+        return bot.config.for_channel(CHANNEL).limits.over(await bot.store.channel_limits("T0001", CHANNEL))
+
+    assert ((await in_force()).month, (await in_force()).user) == (0.5, 1.0)
+    policy.write_text(f"[defaults]\nlimit_month_usd = 0.05\nlimit_user_month_usd = 0.5\n\n{LEAD_POLICY}",
+                      encoding="utf-8")  # the operator lowers both caps
+    assert ((await in_force()).month, (await in_force()).user) == (0.05, 0.5)
+    said = await limit_said(slack, thread, "/limit month 0.2", LEAD)
+    assert said.startswith("Sorry") and "It stays at $0.05" in said, said
+    # the operator's word is the channel's value, above the default or below the channel admin's cap
+    said = await limit_said(slack, thread, "/limit month 3", OPS)
+    assert said.endswith("set the limit of flower, this month to $3.00 in this channel."), said
+    assert (await in_force()).month == 3.0
+
+
 async def test_the_refusal_is_said_in_the_team_s_language(make_bot, slack_env, tmp_path):
     slack = slack_env
     (tmp_path / "home").mkdir()

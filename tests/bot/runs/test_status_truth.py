@@ -12,7 +12,8 @@ from bot.render.notices import cost
 from engine.host import MANIFEST_FILE, read_manifest
 from bot.folders import run_dir
 from bot.store.bot_store import ThreadKey
-from engine import LANGUAGES, starter_paths
+from engine.authoring import starter_paths
+from engine.lang import LANGUAGES
 from engine._lang import words
 from engine.testing import hold, prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE, WORKER

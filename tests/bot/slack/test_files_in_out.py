@@ -17,8 +17,9 @@ from bot.config import Config, ConfigError, load_config
 from bot.render import texts
 from bot.render.texts import en
 from bot.slack import files_out
-from bot.slack.files_in import MAX_FILES, refusal_text, take_files
+from bot.slack.files_in import MAX_FILES, MAX_LINES, refusal_text, take_files
 from bot.slack.files_out import MAX_UPLOADS, skipped_text, upload_outbox
+from bot.slack.outbox import PART_LIMIT
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + bytes(range(64))
 LOG = b"2026-01-01 12:00:00 ERROR something broke\n" * 20
@@ -396,3 +397,23 @@ def test_the_file_limit_is_a_positive_number_of_megabytes():
         with pytest.raises(ConfigError, match=rf"^FLOWER_FILE_MAX_MB must be a number of megabytes, more than 0 "
                                               rf"and at most 1024; got '{bad}'\. .*\(default 20\)\.$"):
             load_config(base | {"FLOWER_FILE_MAX_MB": bad})
+
+
+async def test_an_outbox_flooded_with_files_costs_one_short_note_and_a_bounded_read(fake_slack, client, config,
+                                                                                   workspace):
+    """A run leaves 3,000 long-named files: each one refused used to be a line of the note, posted
+    in ~150 parts through the one outbox every thread's notices wait in (Slack lets a bot post
+    about once a second), and every file was read and hashed, 100,000 sparse ones for hours."""
+    ts = await thread(fake_slack)
+    box = outbox_of(workspace)
+    for n in range(3000):
+        (box / f"r{n:04}-{'x' * 200}.csv").write_bytes(b"%d\n" % n)
+
+    uploaded = await upload_outbox(client, config, workspace, CHANNEL, ts, already=set())
+
+    assert len(uploaded.names) == MAX_UPLOADS and len(uploaded.skipped) == 3000 - MAX_UPLOADS
+    said = skipped_text(uploaded.skipped)
+    assert len(said) <= PART_LIMIT  # one message
+    assert said.splitlines()[-1] == texts.FILES_MORE.format(n=3000 - MAX_UPLOADS - MAX_LINES)
+    looked = [s for s in uploaded.skipped if s.reason != texts.FILE_PAST_LOOKED.format(max=files_out.MAX_OPENED)]
+    assert len(looked) + MAX_UPLOADS == files_out.MAX_OPENED  # the rest were never opened

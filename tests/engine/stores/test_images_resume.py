@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from engine import speaking
+from engine.lang import speaking
 from engine.authoring import EphemeralPolicy, PrunePolicy, TrimPolicy
 from engine._resume.old_images import drop_old_images, image_label_name
 from engine._resume.passes import PRUNING

@@ -15,6 +15,7 @@ import pytest
 from claude_agent_sdk import SessionStore
 from claude_agent_sdk.testing import run_session_store_conformance
 
+from engine import trim_report
 from engine._errors import FlowerError
 from engine._resume.expire import expire_ephemeral
 from engine._resume.policies import EphemeralPolicy, TrimPolicy
@@ -166,6 +167,7 @@ async def test_store_load_trims_a_copy_and_rows_stay_unchanged(tmp_path, backend
     assert store.last_report["expired"] == 2 and store.last_report["spilled"] == 1
     assert "2 stale glances expired" in store.trim_report()
     assert "1 bulky results spilled" in store.trim_report()
+    assert trim_report(store) == store.trim_report()  # the spec's name, at engine's top level
     [pointer] = [b["content"] for b in results(loaded) if b["content"].startswith("[Tool result")]
     spilled = Path(pointer.split(" are in ")[1].split(". Read")[0])
     assert spilled.parent == tmp_path / ".flower" / "spill" and spilled.read_text() == "m" * 5000
@@ -184,7 +186,7 @@ async def test_disabled_policies_make_load_transparent(tmp_path):
     )
     await store.append(KEY, copy.deepcopy(original))
     assert await store.load(KEY) == original
-    assert store.trim_report() == "load: nothing trimmed"
+    assert store.trim_report() == trim_report(store) == "load: nothing trimmed"
     store.close()
 
 

@@ -1,0 +1,32 @@
+"""The language flower speaks to models and people, ``en`` or ``zh``, chosen once per run.
+
+A front end reads its choice (``check_language`` on the setting ``LANGUAGE_ENV``, or
+``locale_language`` from the locale) and runs the engine inside ``speaking(language)``, a
+context variable, so two runs in one process may speak differently. ``starter_step`` tells which
+of the starter flow's three steps a step name is, in any language; ``step_names`` gives a step's
+name in every language (a workspace begun in one is resumed in the other). The library default
+is the spec's (``zh``); the texts themselves live in ``engine._lang``.
+"""
+
+from engine._lang import (
+    ENV as LANGUAGE_ENV,
+    LANGUAGES,
+    check as check_language,
+    from_locale as locale_language,
+    speaking,
+    starter_step,
+    step_names,
+)
+
+__all__ = [
+    # The choices, and the setting a front end reads its choice from
+    "LANGUAGES",
+    "LANGUAGE_ENV",
+    "check_language",
+    "locale_language",
+    # Speaking: the language in effect around a run (a context variable)
+    "speaking",
+    # The starter flow's steps in every language
+    "step_names",
+    "starter_step",
+]
