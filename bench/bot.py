@@ -166,8 +166,7 @@ async def _wait(check: Any, *, timeout: float, what: str) -> None:
 
 async def _probe(slack: Any, bot: Any, point: Point, lag: LagProbe, *, mentions: int, replies: int) -> None:
     """Send the probe mentions (first reply measured), then replies in their threads; stop their runs."""
-    from bot.store.bot_store import ThreadKey
-
+    from bot.core.thread import ThreadKey
     mark, threads = lag.mark(), []
     for i in range(mentions):
         event = slack.mention(CHANNEL, f"[bench probe {point.runs}-{i}] write hello.txt")
@@ -198,9 +197,9 @@ async def _bench(points: list[int], mentions: int, replies: int, *, shipped: boo
 
 
 async def _measure(points: list[int], mentions: int, replies: int, *, shipped: bool) -> list[Point]:
-    from bot.config import load_config
-    from bot.runs.jobs import BotOptions
     from bot.main import start_bot
+    from bot.runs.jobs import BotOptions
+    from bot.settings.config import load_config
     from bot.testing import FakeSlack
     from engine.testing import FakeModel, hold, system_contains, text
 

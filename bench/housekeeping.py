@@ -33,7 +33,8 @@ import time
 from pathlib import Path
 
 from bench import load_average, mb, median, print_machine, table
-from bot.store.bot_store import BotStore, ThreadKey
+from bot.core.thread import ThreadKey
+from bot.store.bot_store import BotStore
 from bot.store.housekeeping import BATCH, PAUSE_S, RETENTION_S, Housekeeper, Table
 
 THREAD = ThreadKey("T0BENCH", "C0BENCH", "1712345678.000100")

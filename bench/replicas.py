@@ -54,8 +54,7 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def _claimer(target: str, replica: int, count: int, ready: Any, go_on: Any, out: Any) -> None:
-    from bot.store.bot_store import ThreadKey
-
+    from bot.core.thread import ThreadKey
     async def go() -> list[float]:
         store = _open(target)
         key = ThreadKey("T0BENCH", "C0BENCH", f"1712345678.{replica:06d}")
@@ -101,10 +100,10 @@ def _poster(target: str, env: dict[str, str], clustered: bool, done: Any) -> Non
     import os
 
     os.environ.update(env)
-    from bot.config import load_config
     from bot.main import web_client
+    from bot.outbound.outbox import Outbox
+    from bot.settings.config import load_config
     from bot.store.replicas import Replicas, Solo
-    from bot.slack.outbox import Outbox
 
     async def go() -> None:
         store = _open(target)
@@ -123,7 +122,7 @@ def _poster(target: str, env: dict[str, str], clustered: bool, done: Any) -> Non
 
 async def notices(target: str, replicas: int, count: int) -> dict[str, float]:
     """``count`` notices in ``THREAD_COUNT`` threads posted by ``replicas`` outboxes at once."""
-    from bot.store.bot_store import ThreadKey
+    from bot.core.thread import ThreadKey
     from bot.testing.fake_slack import FakeSlack
 
     async with FakeSlack() as slack:
@@ -156,9 +155,8 @@ async def notices(target: str, replicas: int, count: int) -> dict[str, float]:
 
 async def forwarding(url: str, count: int) -> dict[str, float]:
     """From ``forward`` on one replica to the owner's handler, ``count`` times."""
+    from bot.core.thread import ThreadKey
     from bot.store.replicas import POLL_S, Replicas
-    from bot.store.bot_store import ThreadKey
-
     store = _open(url)
     key = ThreadKey("T0BENCH", "C0BENCH", "1712345678.000042")
     owner, sender = Replicas(store, id="owner"), Replicas(store, id="sender")
@@ -185,9 +183,8 @@ async def forwarding(url: str, count: int) -> dict[str, float]:
 
 async def takeover(url: str, runs: int) -> float:
     """Seconds from a replica's last renewal until another (default lease and heartbeat) took all ``runs``."""
+    from bot.core.thread import ThreadKey
     from bot.store.replicas import Replicas
-    from bot.store.bot_store import ThreadKey
-
     store = _open(url)
     dead = Replicas(store, id="dead")
     keys = [ThreadKey("T0BENCH", "C0TAKE", f"1712345678.{n:06d}") for n in range(runs)]

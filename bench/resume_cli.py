@@ -99,8 +99,8 @@ async def resume_session(fm: Any, entries: list[Entry], root: Path, name: str,
     from claude_agent_sdk import project_key_for_directory
 
     from engine._flow.starter_run import StarterRun
-    from engine._run.runtime import Runtime
     from engine._resume.chain import resume_chain, shown_chars
+    from engine._run.runtime import Runtime
     from engine._stores.sqlite import SqliteSessionStore
 
     sid = next((e["sessionId"] for e in entries if e.get("sessionId")), name)

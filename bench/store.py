@@ -39,8 +39,7 @@ from engine._resume.pruning import prune_entries
 from engine._resume.spill import spill_results
 from engine._resume.stores import PruningSessionStore
 from engine._stores.batch import split_key as _split
-from engine._stores.sqlite import _load_rows
-from engine._stores.sqlite import SqliteSessionStore
+from engine._stores.sqlite import SqliteSessionStore, _load_rows
 
 SIZES = (1_000, 10_000, 50_000)
 BATCH = 100

@@ -1,20 +1,18 @@
 """The Slack bot: one thread, one run of the engine (``engine``), said back in the thread.
 
-Every error the bot raises on purpose is an ``engine.FlowerError`` whose message names what was
-wrong and the fix (``tests/test_import_contract.py`` holds it):
+The bot's layers, highest first. A module imports its own layer and the layers below it, never
+one above, and no two packages import each other (``tests/test_import_contract.py`` reads this
+map and holds it); its errors are one tree in ``bot/errors.py``.
 
-    FlowerError (engine)
-    ├── ConfigError (config.py): a setting at start
-    │   └── SlackAuthError (slack/errors.py): Slack refused a token
-    ├── AgentEnvError (agent_env.py, also a ValueError): FLOWER_AGENT_ENV
-    ├── SandboxUnavailable (sandbox.py): bubblewrap or socat missing or unusable
-    ├── ThreadError (folders.py, also a ValueError): an id that cannot name a folder
-    ├── SplitError (text/split.py, also a ValueError): text that cannot be split for Slack
-    ├── RepoError (repos/git.py): git, a binding, a worktree
-    │   └── WorktreeChangedError (repos/linked.py): a worktree's .git no longer leads home
-    ├── ForgeError (forge/api.py): GitHub or GitLab refused, or is unreachable
-    ├── Refusal (slack/files_in.py): a shared file not taken, or an outbox file not posted
-    ├── RunFilesRefused (runs/refused.py): a command stopped by a link or FIFO a run made
-    └── StoreError (engine)
-        └── StoreVanished (store/sqlite_base.py): bot.db was removed under the bot
+    layer     packages                   what it holds
+    wiring    bot.main bot.__main__      the command: settings read, everything started and stopped
+    inbound   bot.inbound                what comes in from Slack: socket, gate, intake, commands, clicks, Home, catch-up
+    runs      bot.runs                   a thread's run: jobs, the run, its pull request, its ending
+    outbound  bot.outbound               what goes out to Slack: outbox, quick calls, agent sessions, files in and out
+    render    bot.render                 Block Kit and the texts catalogues (en, zh)
+    ops       bot.ops                    the operator's view: health, metrics, usage and audit reports
+    store     bot.store                  bot.db or PostgreSQL: threads, questions, outbox, ledger, leases
+    settings  bot.settings               configuration, the channel policy, limits, the agent environment, the sandbox
+    clients   bot.forge bot.repos        GitHub and GitLab, git and the channel's repositories
+    core      bot.core bot.errors        a thread's identity and folders, Slack-safe text, the error tree
 """

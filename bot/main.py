@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import os
 import logging
+import os
 import sys
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
@@ -23,34 +23,33 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler, AsyncServerErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.core.thread import workspace_dir
+from bot.errors import SlackAuthError, StoreVanished
+from bot.forge.webhooks import Poke, webhook_app_routes
+from bot.inbound.app import build_app, web_app
+from bot.inbound.catchup import catch_up, recent_threads
+from bot.inbound.gate import Gate
+from bot.inbound.intake import Intake
+from bot.inbound.socket import SocketHandler
+from bot.inbound.startup import check_bot_token, until_refused
+from bot.inbound.watchdog import SocketWatchdog
+from bot.ops.health import exposed, health_app
+from bot.ops.metrics import MeasuredWebClient, Metrics
+from bot.ops.reports import report
+from bot.outbound.outbox import Outbox
 from bot.render import texts
-from bot.slack.app import build_app
-from bot.slack.catchup import catch_up, recent_threads
-from bot.runs.transport import Answers
-from bot.health import exposed, health_app
-from bot.metrics import MeasuredWebClient, Metrics
-from bot.reports import report
-from bot.config import Config, load_config, load_store_config
-from bot.slack.intake import Intake
-from bot.slack.middleware import Gate
+from bot.repos.thread_worktree import REPO_DIR
+from bot.repos.worktrees import cleanup
 from bot.runs.jobs import BotOptions, Jobs
 from bot.runs.pr_watch import PrWatch
-from bot.forge.webhooks import Poke, webhook_app_routes
-from bot.slack.outbox import Outbox
-from bot.repos.thread_worktree import REPO_DIR
-from bot.store.replicas import Replicas, Solo
+from bot.runs.transport import Answers
+from bot.settings.config import Config, load_config, load_store_config
+from bot.settings.sandbox import require_sandbox
 from bot.store.factory import AnyBotStore, open_bot_store
-from bot.store.housekeeping import EXIT_VANISHED, Housekeeper, StoreVanished
-from bot.folders import workspace_dir
-from bot.sandbox import require_sandbox
+from bot.store.housekeeping import EXIT_VANISHED, Housekeeper
+from bot.store.replicas import Replicas, Solo
 from engine import FlowerError
 from engine.host import check_cli
-from bot.slack.watchdog import SocketWatchdog
-from bot.slack.app import web_app
-from bot.slack.socket import SocketHandler
-from bot.slack.errors import SlackAuthError
-from bot.slack.startup import check_bot_token, until_refused
-from bot.repos.worktrees import cleanup
 
 log = logging.getLogger(__name__)
 
@@ -185,7 +184,7 @@ async def start_bot(config: Config, *, options: BotOptions | None = None, resume
         await site.start()
         bot.port = bot.web_runner.addresses[0][1]
     if config.metrics_port is not None:  # the operator's endpoint: never on Slack's port, private by default
-        bot.health_runner = web.AppRunner(health_app(metrics, store, jobs, bot.slack_ready, token=config.metrics_token),
+        bot.health_runner = web.AppRunner(health_app(metrics, store, jobs.queued, bot.slack_ready, token=config.metrics_token),
                                           handle_signals=False)
         await bot.health_runner.setup()
         await web.TCPSite(bot.health_runner, config.metrics_host, config.metrics_port).start()
@@ -255,7 +254,7 @@ async def _first_to_end(*watchers: Coroutine[Any, Any, None]) -> None:
 def main(argv: list[str] | None = None) -> int:
     """The ``flower-bot`` command: ``flower-bot`` runs the bot, ``flower-bot cleanup`` removes the
     worktrees of threads that are no longer active (their branches stay), ``flower-bot usage`` and
-    ``flower-bot audit`` print the ledger and the audit trail (``bot.reports``)."""
+    ``flower-bot audit`` print the ledger and the audit trail (``bot.ops.reports``)."""
     args = sys.argv[1:] if argv is None else list(argv)
     if args[:1] in (["usage"], ["audit"]):  # the store alone: an operator reads them while the bot is broken
         try:

@@ -168,23 +168,29 @@ def test_no_name_has_two_faces():
     assert twice == {}, f"names exported more than once (keep each in one face): {twice}"
 
 
-# The bot's layers, highest first: a module may import its own layer and those below it, never one
-# above. A module belongs to the first layer with a prefix that holds it (so the outbound part of
-# ``bot.slack`` is what the inbound list leaves).
-BOT_LAYERS = (
-    ("wiring", ("bot.main", "bot.__main__", "bot.reports", "bot.health")),
-    ("inbound Slack: events, middleware, commands", (
-        "bot.slack.app", "bot.slack.middleware", "bot.slack.intake", "bot.slack.commands", "bot.slack.catchup",
-        "bot.slack.socket", "bot.slack.watchdog", "bot.slack.startup", "bot.slack.malformed",
-        "bot.slack.unrecorded", "bot.slack.feedback_clicks", "bot.slack.home")),
-    ("runs: a thread's run, its pull request, repository commands", ("bot.runs",)),
-    ("outbound posting: outbox, quick calls, status surfaces", ("bot.slack",)),
-    ("render: Block Kit and texts", ("bot.render",)),
-    ("store", ("bot.store",)),
-    ("clients: forge, git and repositories, folders, sandbox, settings, text helpers", (
-        "bot.forge", "bot.repos", "bot.folders", "bot.notice_keys", "bot.sandbox", "bot.agent_env", "bot.config", "bot.config_values", "bot.policy", "bot.metrics", "bot.text")),
-    ("values", ("bot.records", "bot.limits")),
-)
+def _bot_layers() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The layer map ``bot/__init__.py``'s docstring draws, highest first: (layer, its packages)."""
+    import bot
+
+    doc = bot.__doc__ or ""
+    rows = doc[doc.index("    layer     packages"):].splitlines()[1:]
+    layers = []
+    for row in rows:
+        if not row.startswith("    ") or not row.strip():
+            break
+        name, *rest = row.split()
+        layers.append((name, tuple(word for word in rest if word.startswith("bot."))))
+    return tuple(layers)
+
+
+# A module may import its own layer and those below it, never one above; it belongs to the layer
+# whose package holds it.
+BOT_LAYERS = _bot_layers()
+
+
+def test_the_layer_map_is_read_from_the_code():
+    assert [name for name, _ in BOT_LAYERS] == ["wiring", "inbound", "runs", "outbound", "render", "ops", "store",
+                                               "settings", "clients", "core"]
 
 
 def _layer(name: str) -> int | None:
@@ -225,12 +231,13 @@ def test_no_two_modules_of_a_package_share_a_name():
 
 
 def test_every_bot_error_is_a_flower_error_drawn_in_the_tree():
-    """One error tree (``bot/__init__.py`` draws it): each error the bot defines is a FlowerError."""
+    """One error tree: each error the bot defines is a FlowerError, defined in ``bot/errors.py`` and
+    drawn in its docstring."""
     import importlib
 
     from engine import FlowerError
 
-    tree = importlib.import_module("bot").__doc__ or ""
+    tree = importlib.import_module("bot.errors").__doc__ or ""
     wrong = []
     for name, module in MODULES.items():
         if not _within(name, "bot") or not module.production or name == "bot.__main__":
@@ -238,10 +245,12 @@ def test_every_bot_error_is_a_flower_error_drawn_in_the_tree():
         for attr, value in vars(importlib.import_module(name)).items():
             if (isinstance(value, type) and issubclass(value, BaseException) and value.__module__ == name
                     and not attr.startswith("_")):
-                if not issubclass(value, FlowerError):
+                if name != "bot.errors":
+                    wrong.append(f"{module.where}: {attr} is defined outside the error tree; move it to bot/errors.py")
+                elif not issubclass(value, FlowerError):
                     wrong.append(f"{module.where}: {attr} is no FlowerError; derive it from engine.FlowerError")
-                elif f"{attr} (" not in tree:
-                    wrong.append(f"{module.where}: {attr} is missing from the error tree in bot/__init__.py")
+                elif f" {attr}" not in tree:
+                    wrong.append(f"{module.where}: {attr} is missing from the error tree in its docstring")
     assert wrong == [], "\n".join(wrong)
 
 

@@ -1,0 +1,1 @@
+"""GitHub and GitLab: the REST clients, pushes, review and check reads, markers, webhooks."""

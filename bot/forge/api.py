@@ -7,8 +7,8 @@ of the failures every call can meet (401, 403, 404, unreachable).
 from __future__ import annotations
 
 import asyncio
-import logging
 import json as jsonlib
+import logging
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Literal, Mapping, TypeVar
 from urllib.parse import quote, urlencode
@@ -17,31 +17,18 @@ import aiohttp
 from multidict import CIMultiDict
 from yarl import URL
 
+from bot.errors import ForgeError, ForgeErrorKind
 from bot.forge import costs
 from bot.forge.markers import Markers
 from bot.forge.pages import PER_PAGE, Page, Where, clipped, read_pages
 from bot.forge.remote import ForgeRepo
 from bot.forge.reviews import Check, Conditional, Remark
-from engine import FlowerError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-ForgeErrorKind = Literal["no_token", "auth", "forbidden", "not_found", "base_missing", "exists", "refused",
-                         "unreachable"]
 MAX_RETRY_AFTER_S = 30.0
 MESSAGE_CHARS = 300  # a forge's own message, as quoted in ours: enough for a validation error, not a page
-
-
-class ForgeError(FlowerError):
-    """A forge call that failed; ``kind`` says which way, the message says what was wrong and the fix.
-
-    The message never holds the token (it is replaced with ``***``), so it may go to Slack and the log.
-    """
-
-    def __init__(self, kind: ForgeErrorKind, message: str) -> None:
-        super().__init__(message)
-        self.kind: ForgeErrorKind = kind
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.forge.api import Forge, ForgeError, ForgeErrorKind, PullRequest, Retry
+from bot.forge.api import Forge, PullRequest, Retry
 from bot.forge.github import GitHub
 from bot.forge.gitlab import GitLab
 from bot.forge.remote import ForgeRepo
 
-__all__ = ["Forge", "ForgeError", "ForgeErrorKind", "GitHub", "GitLab", "PullRequest", "Retry", "forge_for"]
+__all__ = ["Forge", "GitHub", "GitLab", "PullRequest", "Retry", "forge_for"]
 
 
 def forge_for(repo: ForgeRepo, token: str, **options: Any) -> Forge:

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from bot.forge.client import ForgeError
+from bot.core.split_text import clip
+from bot.errors import ForgeError
 from bot.forge.remote import ForgeRepo
-from bot.text.split import clip
 from bot.repos import git as g
 from bot.repos.bindings import Binding
 from bot.repos.worktrees import own_branch

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from bot.core.split_text import clip, escape, escaped_len, split_text, utf16_len
 from bot.render import texts
-from bot.text.split import clip, escape, escaped_len, split_text, utf16_len
 
 __all__ = [
     "MAX_ACTIONS_ELEMENTS",

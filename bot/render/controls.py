@@ -7,8 +7,7 @@ are built by ``bot.render.messages``.
 
 from __future__ import annotations
 
-from bot.store.bot_store import ThreadKey
-from bot.notice_keys import notice_key
+from bot.core.thread import ThreadKey, notice_key
 
 
 def thread_value(key: ThreadKey, branch: str = "") -> str:

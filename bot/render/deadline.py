@@ -4,8 +4,8 @@ default)."""
 
 from __future__ import annotations
 
+from bot.core.split_text import clip, escape
 from bot.render import texts
-from bot.text.split import clip, escape
 
 
 def wait_words(seconds: float) -> str:

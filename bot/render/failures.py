@@ -8,9 +8,9 @@ no credit, an unknown model, no Claude Code) get their fix; anything else shows 
 
 from __future__ import annotations
 
+from bot.core.outside_text import outside
+from bot.core.split_text import clip
 from bot.render import texts
-from bot.text.outside import outside
-from bot.text.split import clip
 from engine.authoring import FlowFailure
 
 __all__ = ["failure_reason", "refusal", "refusal_reason"]

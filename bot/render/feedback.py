@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from slack_sdk.models.blocks import ContextActionsBlock, FeedbackButtonsElement
 
+from bot.core.thread import ThreadKey
 from bot.render import controls, texts
 from bot.render.block_kit import MAX_BLOCKS, Payload
-from bot.store.bot_store import ThreadKey
 from bot.store.surface_rows import Sentiment
 
 __all__ = ["FEEDBACK_ACTION", "Sentiment", "feedback_block", "parse_value", "thanks", "with_feedback"]

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.core.split_text import clip, escape
 from bot.render import texts
 from bot.render.block_kit import button, context, section
 from bot.render.notices import cost
-from bot.text.split import clip, escape
 
 __all__ = ["HOME_STOP_ACTION", "HomeRun", "home_view"]
 

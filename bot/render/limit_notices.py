@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.limits import ENV, Limits
-from bot.policy import ChannelPolicy
+from bot.core.split_text import clip
 from bot.render import texts
 from bot.render.block_kit import Payload, button, context, fallback, section
 from bot.render.notices import cost
-from bot.text.split import clip
+from bot.settings.limits import ENV, Limits
+from bot.settings.policy import ChannelPolicy
 
 __all__ = ["GO_ON_ACTION", "limit_reached", "limits_message", "policy_message"]
 

@@ -11,6 +11,10 @@ import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from bot.core.split_text import clip, escape, utf16_len
+from bot.core.thread import ACTIVE_STATES as ACTIVE
+from bot.core.thread import ThreadState
+from bot.render import texts
 from bot.render.block_kit import (
     MAX_ACTIONS_ELEMENTS,
     MAX_BLOCKS,
@@ -33,9 +37,6 @@ from bot.render.notices import (
     verdict_message,
     wake_banner,
 )
-from bot.render import texts
-from bot.text.split import clip, escape, utf16_len
-from bot.records import ACTIVE_STATES as ACTIVE, ThreadState
 from engine.authoring import CheckState
 from engine.lang import starter_step
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.core.split_text import clip, escape
 from bot.render import texts
 from bot.render.block_kit import MAX_BLOCKS, Payload, blocks_for, context, fallback, section
-from bot.text.split import clip, escape
 from engine import Event
 from engine.events import (
     HandoffEvent,

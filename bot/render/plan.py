@@ -15,9 +15,10 @@ from typing import Any, Literal
 
 from slack_sdk.models.blocks import PlanBlock, TaskCardBlock
 
+from bot.core.split_text import clip, escape
 from bot.render import texts
-from bot.render.block_kit import Payload, blocks_for, fallback as fallback_text
-from bot.text.split import clip, escape
+from bot.render.block_kit import Payload, blocks_for
+from bot.render.block_kit import fallback as fallback_text
 from engine.authoring import CheckState
 
 __all__ = ["TaskStatus", "fallback", "plan_message"]

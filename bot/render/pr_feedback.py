@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.core.split_text import clip, escape
 from bot.forge.reviews import Check, Remark, one_line
 from bot.render import texts
 from bot.render.block_kit import MAX_FALLBACK, Payload, button, context, section
 from bot.render.inert import inert
 from bot.render.messages import link_url
 from bot.render.pull_request import thread_markdown
-from bot.text.split import clip, escape
 
 __all__ = ["PR_WORK_ACTION", "checks_failed_message", "checks_pass_text", "follow_up_request", "ignored_text",
            "remarks_message", "reply_body", "replied_line"]

@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 
+from bot.core.split_text import clip
 from bot.render import texts
 from bot.render.inert import inert
-from bot.text.split import clip
 from engine import RunResult
 from engine.authoring import check_states
 

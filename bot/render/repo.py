@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.core.outside_text import mask_credentials
+from bot.core.split_text import clip, escape
+from bot.core.thread import ThreadKey
 from bot.render import controls, texts
 from bot.render.block_kit import Payload, button, context, fallback, section
-from bot.text.outside import mask_credentials
 from bot.repos.bindings import Binding
-from bot.text.split import clip, escape
-from bot.records import ThreadKey
 from bot.repos.worktrees import Result
 
 PUSH_ACTION = "flower_push"

@@ -1,0 +1,1 @@
+"""Git and the channel's repositories: bindings, a thread's worktree and branch, their removal."""

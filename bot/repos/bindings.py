@@ -26,9 +26,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterator, Literal
 
+from bot.core.outside_text import mask_credentials
+from bot.errors import RepoError
 from bot.repos import git as g
-from bot.repos.git import RepoError
-from bot.text.outside import mask_credentials
 from engine.host import write_json_atomic
 
 REPOS_FILE = "repos.json"
@@ -40,7 +40,7 @@ _URL = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://|[^/@\s]+@[^/:\s]+:)")
 
 Kind = Literal["checkout", "clone"]
 
-__all__ = ["Binding", "Bindings", "Kind", "RepoError", "fetch", "is_url"]
+__all__ = ["Binding", "Bindings", "Kind", "fetch", "is_url"]
 
 
 @dataclass(frozen=True)

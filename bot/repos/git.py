@@ -45,9 +45,9 @@ import re
 import subprocess
 import tempfile
 import threading
-from engine import FlowerError
 from pathlib import Path
 
+from bot.errors import RepoError
 
 GIT_TIMEOUT_S = 600.0
 
@@ -86,10 +86,6 @@ _PROGRAM_KEYS = r"^(credential\.(.*\.)?helper|core\.askpass|filter\..*\.(clean|s
 _OPERATOR_SCOPES = ("system", "global")
 _READS_PROGRAMS = frozenset({"push", "fetch", "status", "worktree"})
 _HELPER = re.compile(r"credential\.(.*\.)?helper")
-
-
-class RepoError(FlowerError):
-    """A repository, URL, branch or worktree that cannot be used; the message names the fix."""
 
 
 def git_env() -> dict[str, str]:

@@ -13,25 +13,12 @@ import os
 import stat
 from pathlib import Path
 
+from bot.errors import WorktreeChangedError
 from bot.repos import git as g
-from bot.repos.git import RepoError
 
 MAX_POINTER = 4096  # a .git file, gitdir or commondir holds one path
 
-__all__ = ["WorktreeChangedError", "checked_git_dir", "common_dir", "plain_path"]
-
-
-class WorktreeChangedError(RepoError):
-    """A thread worktree whose ``.git`` (or folder) no longer leads to its repository.
-
-    ``path`` is the worktree folder, ``repo`` the repository it belongs to.
-    """
-
-    def __init__(self, path: Path, repo: Path, detail: str) -> None:
-        self.path, self.repo = path, repo
-        super().__init__(f"the worktree's .git was changed: {detail}, where it should lead to a worktree "
-                         f"of {repo}. The bot runs no git in {path}. Start the thread over with /new: "
-                         f"it gets a fresh worktree (this thread's branch stays in {repo}).")
+__all__ = ["checked_git_dir", "common_dir", "plain_path"]
 
 
 def plain_path(path: str | Path) -> Path:

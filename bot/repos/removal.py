@@ -11,8 +11,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from bot.errors import RepoError
 from bot.repos import git as g
-from bot.repos.git import RepoError
 from engine.host import remove_tree
 
 __all__ = ["FORCE", "drop", "remove", "remove_quietly"]

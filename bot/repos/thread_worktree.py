@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+from bot.core.thread import ThreadKey, run_dir
+from bot.errors import RepoError
 from bot.repos.bindings import Binding, Bindings, fetch
-from bot.repos.git import RepoError
 from bot.repos.linked import checked_git_dir, common_dir
-from bot.records import ThreadKey
 from bot.repos.worktrees import Worktree, known_repos, open_worktree, remove_worktree, slugify, worktree_at
-from bot.folders import run_dir
 from engine import StarterRun
 from engine.authoring import starter_paths
 from engine.host import beneath, write_json_atomic

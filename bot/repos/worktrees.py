@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from bot.core.thread import WORKSPACES
+from bot.errors import RepoError, WorktreeChangedError
 from bot.repos import git as g
-from bot.repos.git import RepoError
 from bot.repos.bindings import CLONES, Binding, Bindings
-from bot.repos.linked import WorktreeChangedError, checked_git_dir, common_dir, plain_path
+from bot.repos.linked import checked_git_dir, common_dir, plain_path
 from bot.repos.removal import FORCE, drop, remove, remove_quietly
-from bot.folders import WORKSPACES
 
 BRANCH_PREFIX = "flower/"
 BASE_FILE = "flower-base"  # in the worktree's private git folder: outside the diff, removed with it

@@ -12,22 +12,24 @@ import asyncio
 import logging
 import time
 
-from bot.folders import folder_name
-from bot.notice_keys import notice_key
-from bot.render import deadline as render_deadline, pull_request as pr_text, repo as render_repo, texts
-from bot.render import controls
-from bot.render.limit_notices import limit_reached
-from bot.runs.limit_commands import limit_admins
+from bot.core.thread import folder_name, notice_key
+from bot.errors import RepoError
+from bot.outbound.quick import permalink
+from bot.render import controls, texts
+from bot.render import deadline as render_deadline
+from bot.render import pull_request as pr_text
+from bot.render import repo as render_repo
 from bot.render.failures import failure_reason
 from bot.render.feedback import with_feedback
-from bot.repos.git import RepoError, remotes
+from bot.render.limit_notices import limit_reached
+from bot.repos.git import remotes
 from bot.repos.worktrees import summary as repo_summary
 from bot.runs.final import summary_payload
 from bot.runs.outcome import Failed, Finished, Limited, Outcome, Parked, ShutDown, Stopped, state_after
 from bot.runs.plan_feed import goal_digest
 from bot.runs.run import ThreadRun
 from bot.runs.shared_files import post_outbox
-from bot.slack.quick import permalink
+from bot.runs.spend import limit_admins
 from engine import RunResult
 
 log = logging.getLogger(__name__)

@@ -12,8 +12,8 @@ import time
 from dataclasses import dataclass, field
 
 from bot.render.messages import Payload, StatusState, doing_words, event_notice, status_message, verdict_message
-from bot.runs.spend import Reached
 from bot.runs.shared_files import own_words
+from bot.runs.spend import Reached
 from engine import Event
 from engine.authoring import WORK_STEP
 from engine.events import (

@@ -19,29 +19,27 @@ from pathlib import Path
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.config import Config
-from bot.folders import ensure_workspace, folder_name, run_dir
-from bot.notice_keys import notice_key
-from bot.records import ACTIVE_STATES
+from bot.core.thread import ACTIVE_STATES, ThreadKey, ensure_workspace, folder_name, notice_key, run_dir
+from bot.errors import RunFilesRefused
+from bot.ops.metrics import Metrics
+from bot.outbound.agent_sessions import AgentSessions
+from bot.outbound.assistant import AssistantStatus
+from bot.outbound.outbox import Outbox
 from bot.render import texts
 from bot.render.failures import refusal_reason
 from bot.repos.thread_worktree import mark_fresh, thread_run
-from bot.runs import tally
-from bot.runs.refused import RunFilesRefused, in_the_workbench, refusing
-from bot.runs.request import SavedRequest
-from bot.runs import conclusion
+from bot.runs import conclusion, tally
 from bot.runs.outcome import Failed, Outcome, Parked, ShutDown, Stopped
 from bot.runs.pull_requests import PullRequests
 from bot.runs.question_posts import QuestionPosts
+from bot.runs.refused import in_the_workbench, refusing
+from bot.runs.request import SavedRequest
 from bot.runs.run import BotOptions, Services, ThreadRun
-from bot.metrics import Metrics
 from bot.runs.spend import SpendBook
 from bot.runs.start_gate import StartGate
 from bot.runs.transport import Answers
-from bot.slack.agent_sessions import AgentSessions
-from bot.slack.assistant import AssistantStatus
-from bot.slack.outbox import Outbox
-from bot.store.bot_store import BotStore, Thread, ThreadKey
+from bot.settings.config import Config
+from bot.store.bot_store import BotStore, Thread
 from engine import FileWorkOverran, FlowerError, Image
 from engine.host import file_work
 

@@ -8,7 +8,8 @@ records nothing: the thread stays active and the next start resumes it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from bot.records import ThreadState
+
+from bot.core.thread import ThreadState
 from bot.runs.spend import Reached
 from engine import RunResult
 from engine.authoring import Question

@@ -19,15 +19,14 @@ from pathlib import Path
 
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.core.thread import ThreadKey, folder_name, notice_key
+from bot.outbound.outbox import Outbox, edit
 from bot.render import plan as render_plan
-from bot.folders import folder_name
-from bot.slack.outbox import Outbox, edit
-from bot.store.bot_store import BotStore, ThreadKey
+from bot.store.bot_store import BotStore
 from engine import Event, Goal, Verdict
 from engine.authoring import CheckState, check_states
 from engine.events import StepStarted, VerdictGiven
 from engine.host import file_work
-from bot.notice_keys import notice_key
 
 __all__ = ["PlanFeed", "goal_digest"]
 

@@ -32,21 +32,22 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 
-from bot.config import Config
-from bot.forge.client import Forge, ForgeError, PullRequest, Retry, forge_for
+from bot.core.thread import ThreadKey, notice_key
+from bot.errors import ForgeError, RepoError
+from bot.forge.client import Forge, PullRequest, Retry, forge_for
 from bot.forge.markers import own
 from bot.forge.pages import Where
 from bot.forge.reviews import Check, Conditional, Remark
-from bot.notice_keys import notice_key
-from bot.render import pr_feedback as say, texts
+from bot.outbound.outbox import Outbox, ephemeral
+from bot.outbound.quick import permalink
+from bot.render import pr_feedback as say
+from bot.render import texts
 from bot.render.controls import thread_value
-from bot.repos.git import RepoError
 from bot.runs.jobs import Jobs
 from bot.runs.pr_state import Batch, Watch
 from bot.runs.pull_requests import PullRequests, Target
-from bot.slack.outbox import Outbox, ephemeral
-from bot.slack.quick import permalink
-from bot.store.bot_store import BotStore, StoreError, ThreadKey
+from bot.settings.config import Config
+from bot.store.bot_store import BotStore, StoreError
 from bot.store.pr_rows import WatchedPullRequest
 from bot.store.replicas import Replicas, Solo
 

@@ -22,23 +22,24 @@ from dataclasses import dataclass
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.config import Config
-from bot.forge.client import Forge, ForgeError, PullRequest, Retry, forge_for
+from bot.core.split_text import escape
+from bot.core.thread import ThreadKey, folder_name, notice_key
+from bot.errors import ForgeError, RepoError
+from bot.forge.client import Forge, PullRequest, Retry, forge_for
 from bot.forge.markers import own
 from bot.forge.push import branch_commit, commits_between, delete_branch, push_branch
 from bot.forge.remote import ForgeRepo, recognise
-from bot.render import messages as render, pull_request as pr_text, texts
+from bot.outbound.outbox import Outbox
+from bot.outbound.quick import permalink
+from bot.render import messages as render
+from bot.render import pull_request as pr_text
+from bot.render import texts
 from bot.render.pull_request import Report
-from bot.text.split import escape
 from bot.render.repo import DRAFT_PR_ACTION, OPEN_PR_ACTION, PrButton
 from bot.repos.bindings import Binding, Bindings
-from bot.repos.git import RepoError
 from bot.repos.worktrees import Worktree
-from bot.slack.outbox import Outbox
-from bot.slack.quick import permalink
-from bot.store.bot_store import BotStore, PullRequestRow, ThreadKey
-from bot.folders import folder_name
-from bot.notice_keys import notice_key
+from bot.settings.config import Config
+from bot.store.bot_store import BotStore, PullRequestRow
 
 log = logging.getLogger(__name__)
 

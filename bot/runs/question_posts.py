@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.notice_keys import notice_key
-from bot.render import controls, deadline as render_deadline, messages as render
-from bot.slack.outbox import Outbox, edit
-from bot.store.bot_store import Question as StoredQuestion, ThreadKey
+from bot.core.thread import ThreadKey, notice_key
+from bot.outbound.outbox import Outbox, edit
+from bot.render import controls
+from bot.render import deadline as render_deadline
+from bot.render import messages as render
+from bot.store.bot_store import Question as StoredQuestion
 from engine.authoring import Question
 
 __all__ = ["QuestionPosts"]

@@ -15,35 +15,11 @@ import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Literal
 
-from engine import FileWorkOverran, FlowerError, StarterRun, UnsafePath
+from bot.errors import Doing, Kind, RunFilesRefused
+from engine import StarterRun, UnsafePath
 
-__all__ = ["Doing", "Kind", "RunFilesRefused", "in_the_way", "in_the_workbench", "refusing"]
-
-Doing = Literal["archive", "other"]  # what could not be done (texts.REFUSED)
-Kind = Literal["link", "fifo", "slow", "other"]  # what is in the way (texts.REFUSED_WHY)
-
-
-class RunFilesRefused(FlowerError):
-    """``doing`` could not be done: ``entry`` (relative to the thread's folder, "" when unknown) is
-    a ``kind`` the bot does not follow."""
-
-    def __init__(self, doing: Doing, entry: str, kind: Kind) -> None:
-        self.doing, self.entry, self.kind = doing, entry, kind
-        where = repr(entry) if entry else "an entry"
-        super().__init__(f"could not {doing}: {where} in the thread's folder is a {kind} a run made, which the "
-                         "bot does not follow; remove it, or start a new thread")
-
-    @classmethod
-    def of(cls, exc: BaseException) -> RunFilesRefused | None:
-        """``exc`` as a refusal to say, when it is one (``UnsafePath`` met outside ``refusing``:
-        which entry is unknown); else None."""
-        if isinstance(exc, RunFilesRefused):
-            return exc
-        if isinstance(exc, FileWorkOverran):  # reading the run's files took too long: which file is unknown
-            return cls("other", "", "slow")
-        return cls("other", "", "other") if isinstance(exc, UnsafePath) else None
+__all__ = ["in_the_way", "in_the_workbench", "refusing"]
 
 
 @contextmanager

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.folders import run_dir
+from bot.core.thread import run_dir
 from engine.host import beneath, write_text_atomic
 
 ASK_FILE = "bot-ask.txt"

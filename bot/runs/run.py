@@ -12,21 +12,23 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.config import Config
-from bot.agent_env import with_thread_attributes
-from bot.folders import ensure_workspace, folder_name, run_dir
+from bot.core.thread import ThreadKey, ensure_workspace, folder_name, notice_key, run_dir
+from bot.errors import RepoError
 from bot.forge.client import Retry
-from bot.notice_keys import notice_key
-from bot.render import messages as render, notices
-from bot.repos.git import RepoError
-from bot.repos.thread_worktree import open_for_thread, thread_run, worktree_git
+from bot.ops.metrics import Metrics
+from bot.outbound.agent_sessions import AgentSessions
+from bot.outbound.assistant import AssistantStatus
+from bot.outbound.outbox import Outbox
+from bot.render import messages as render
+from bot.render import notices
 from bot.repos.bindings import Binding
+from bot.repos.thread_worktree import open_for_thread, thread_run, worktree_git
 from bot.repos.worktrees import Worktree
 from bot.runs import tally
 from bot.runs.events_view import RunStatus
@@ -34,19 +36,17 @@ from bot.runs.final import Totals, totals
 from bot.runs.outcome import Failed, Finished, Limited, Nothing, Outcome, Parked, ShutDown, Stopped
 from bot.runs.pull_requests import PullRequests
 from bot.runs.question_posts import QuestionPosts
-from bot.metrics import Metrics
-from bot.policy import ChannelPolicy
 from bot.runs.request import SavedRequest
 from bot.runs.spend import RunSpend, SpendBook
 from bot.runs.start_gate import START_AT_ONCE
 from bot.runs.status_feed import StatusFeed
 from bot.runs.surfaces import Surfaces
 from bot.runs.transport import Answers, SlackTransport
-from bot.sandbox import thread_sandbox
-from bot.slack.agent_sessions import AgentSessions
-from bot.slack.assistant import AssistantStatus
-from bot.slack.outbox import Outbox
-from bot.store.bot_store import BotStore, ThreadKey
+from bot.settings.agent_env import with_thread_attributes
+from bot.settings.config import Config
+from bot.settings.policy import ChannelPolicy
+from bot.settings.sandbox import thread_sandbox
+from bot.store.bot_store import BotStore
 from bot.store.replicas import HEARTBEAT_S, LEASE_S
 from engine import Event, Image, Resilience, StarterRun, WakeState
 from engine.authoring import Question
@@ -88,7 +88,7 @@ class Services:
     pull_requests: PullRequests
     questions: QuestionPosts
     spend: SpendBook  # the usage ledger's sums, and each run's guard on the spend limits
-    metrics: Metrics  # what the operator watches (bot.health serves it)
+    metrics: Metrics  # what the operator watches (bot.ops.health serves it)
 
 
 class Subscriber(Protocol):

@@ -13,19 +13,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.config import Config
-from bot.folders import run_dir
+from bot.core.thread import ThreadKey, run_dir
+from bot.outbound.files_in import Refused, TakenFile, refusal_text, take_files
+from bot.outbound.files_out import skipped_text, upload_outbox
 from bot.repos.bindings import Bindings
 from bot.repos.thread_worktree import seen_from_the_run, thread_workbench
-from bot.slack.files_in import Refused, TakenFile, refusal_text, take_files
-from bot.slack.files_out import skipped_text, upload_outbox
-from bot.store.bot_store import ThreadKey
+from bot.settings.config import Config
 from engine import Image, ImageRefused, load_image
 from engine.host import file_work, write_json_atomic
 

@@ -1,5 +1,5 @@
 """What the bot's runs spend, recorded and capped: the usage ledger as sessions report it, and each
-run's guard on the limits (``bot.limits``).
+run's guard on the limits (``bot.settings.limits``).
 
 Every session's result (``ResultReported``: cumulative per step) is written to the ledger as the
 difference since its last one, with the thread, channel, person, model and request; at a run's
@@ -18,17 +18,17 @@ import logging
 import time
 from dataclasses import dataclass, field
 
-from bot.config import Config
-from bot.limits import NEAR, Limits, Scope, month_start
-from bot.metrics import Metrics
-from bot.records import ThreadKey
+from bot.core.thread import ThreadKey
+from bot.ops.metrics import Metrics
+from bot.settings.config import Config
+from bot.settings.limits import INSTALLATION, NEAR, Limits, Scope, month_start
 from bot.store.bot_store import BotStore, UsageRow
 from engine import Event
 from engine.events import ResultReported
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Reached", "RunSpend", "SpendBook"]
+__all__ = ["Reached", "RunSpend", "SpendBook", "installation_admins", "limit_admins"]
 
 ScopeKey = tuple[str, ...]
 
@@ -177,3 +177,17 @@ class SpendBook:
 
     def _keys(self, row: UsageRow) -> list[ScopeKey]:
         return [] if row.at < self._month else list(month_keys(row.thread, row.user).values())
+
+
+def installation_admins(config: Config) -> frozenset[str]:
+    """Who governs the whole installation from Slack: ``FLOWER_ADMINS`` and the policy's
+    ``[defaults]`` admins, never a channel's own (``[channel.C…] admins``)."""
+    return config.admins | (config.policy.defaults().admins if config.policy is not None else frozenset())
+
+
+def limit_admins(config: Config, channel: str, scope: str) -> frozenset[str]:
+    """Who may set ``scope``'s limit in ``channel`` to any value (the pause names them): the
+    installation's admins, and for a scope of the channel's own (``request``, ``thread``,
+    ``channel``) its admins too."""
+    everywhere = installation_admins(config)
+    return everywhere if scope in INSTALLATION else everywhere | config.for_channel(channel).admins

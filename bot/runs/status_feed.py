@@ -8,20 +8,19 @@ thread never shows two status lines for one run. While a question waits, the lin
 from __future__ import annotations
 
 import asyncio
-import math
 import logging
+import math
 import time
 
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.core.thread import ThreadKey, folder_name, notice_key
+from bot.outbound.outbox import Outbox, edit
+from bot.outbound.quick import permalink
 from bot.render import controls
 from bot.render.messages import StatusState
 from bot.runs.events_view import RunStatus
-from bot.slack.outbox import Outbox, edit
-from bot.slack.quick import permalink
-from bot.store.bot_store import BotStore, ThreadKey
-from bot.folders import folder_name
-from bot.notice_keys import notice_key
+from bot.store.bot_store import BotStore
 from engine import Event
 from engine.events import AskEvent
 

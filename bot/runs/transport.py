@@ -12,7 +12,10 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from bot.store.bot_store import BotStore, Question as StoredQuestion, ThreadKey
+
+from bot.core.thread import ThreadKey
+from bot.store.bot_store import BotStore
+from bot.store.bot_store import Question as StoredQuestion
 from engine.authoring import Answer, Question
 
 log = logging.getLogger(__name__)

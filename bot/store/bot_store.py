@@ -12,16 +12,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.store.sqlite_base import StoreBase
 from bot.store.housekeeping import HousekeepingMixin
 from bot.store.leases import LeasesMixin
 from bot.store.ledger_rows import AuditRow, LedgerMixin, UsageRow
+from bot.store.pr_rows import PullRequestRow, PullRequestsMixin
 from bot.store.questions import QuestionRef, QuestionsMixin
 from bot.store.queues import QueuesMixin
-from bot.store.pr_rows import PullRequestRow, PullRequestsMixin
+from bot.store.rows import InboxItem, OutboxItem, Question, Thread
+from bot.store.sqlite_base import StoreBase
 from bot.store.surface_rows import Feedback, SurfacesMixin
 from bot.store.threads import ThreadsMixin
-from bot.records import InboxItem, OutboxItem, Question, Thread, ThreadKey, ThreadState
 from engine import StoreError
 
 __all__ = [
@@ -36,8 +36,6 @@ __all__ = [
     "QuestionRef",
     "StoreError",
     "Thread",
-    "ThreadKey",
-    "ThreadState",
     "UsageRow",
 ]
 

@@ -8,7 +8,7 @@ from bot.store.bot_store import BotStore
 from bot.store.pg_store import PgBotStore
 
 if TYPE_CHECKING:
-    from bot.config import Config
+    from bot.settings.config import Config
 
 __all__ = ["AnyBotStore", "open_bot_store"]
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from bot.store.sqlite_base import StoreVanished
+from bot.errors import StoreVanished
 from engine import StoreError
 
 __all__ = ["Fault", "StorageFault", "Where", "diagnose"]

@@ -20,11 +20,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal, NoReturn
 
-from bot.store.sqlite_base import StoreVanished
+from bot.errors import StoreVanished
 from bot.store.core import Conn, StoreCore
 from engine import StoreError
 
-__all__ = ["BATCH", "EXIT_VANISHED", "Housekeeper", "HousekeepingMixin", "Pruned", "RETENTION_S", "StoreVanished",
+__all__ = ["BATCH", "EXIT_VANISHED", "Housekeeper", "HousekeepingMixin", "Pruned", "RETENTION_S",
            "Table"]
 
 log = logging.getLogger(__name__)

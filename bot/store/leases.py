@@ -18,8 +18,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from bot.core.thread import ACTIVE_STATES, ThreadKey
 from bot.store.core import Conn, StoreCore
-from bot.records import ACTIVE_STATES, ThreadKey
 
 __all__ = ["Claim", "Forward", "LeasesMixin"]
 

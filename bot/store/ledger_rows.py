@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bot.records import ThreadKey
+from bot.core.thread import ThreadKey
 from bot.store.core import StoreCore
 
 __all__ = ["AuditRow", "LedgerMixin", "UsageRow"]

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from bot.core.thread import ThreadKey
 from bot.store.core import StoreCore
-from bot.records import ThreadKey
 
 __all__ = ["PullRequestRow", "PullRequestState", "PullRequestsMixin", "WatchedPullRequest"]
 

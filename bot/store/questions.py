@@ -11,8 +11,9 @@ import json
 from collections.abc import Sequence
 from typing import Union
 
+from bot.core.thread import ThreadKey
 from bot.store.core import Conn, StoreCore
-from bot.records import Question, ThreadKey
+from bot.store.rows import Question
 from engine import StoreError
 
 __all__ = ["QuestionRef", "QuestionsMixin"]

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from bot.core.thread import ThreadKey
 from bot.store.core import Conn, StoreCore
-from bot.records import InboxItem, OutboxItem, ThreadKey
+from bot.store.rows import InboxItem, OutboxItem
 from engine import StoreError
 
 __all__ = ["QueuesMixin"]

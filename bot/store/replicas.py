@@ -24,7 +24,8 @@ import socket
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot.store.bot_store import BotStore, StoreError, ThreadKey
+from bot.core.thread import ThreadKey
+from bot.store.bot_store import BotStore, StoreError
 from bot.store.leases import Claim
 
 __all__ = ["HEARTBEAT_S", "LEASE_S", "POLL_S", "Replicas", "Solo", "replica_id"]

@@ -21,24 +21,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from bot.errors import StoreVanished
 from bot.store.core import StoreCore
 from bot.store.schema import connect
-from engine import StoreError
 from engine.host import SqliteFile, immediate
 
-__all__ = ["BUSY_TIMEOUT_S", "StoreBase", "StoreVanished"]
+__all__ = ["BUSY_TIMEOUT_S", "StoreBase"]
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_S = 30.0  # how long an operation waits on another connection's write lock (tests lower it)
-
-
-class StoreVanished(StoreError):
-    """``bot.db`` was deleted, or replaced by another file, after this store opened it.
-
-    Nothing more can be recorded where the next start would find it: the bot must stop.
-    """
 
 
 class StoreBase(SqliteFile, StoreCore):

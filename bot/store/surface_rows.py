@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from bot.core.thread import ThreadKey
 from bot.store.core import Conn, StoreCore
-from bot.records import ThreadKey
 from engine import StoreError
 
 __all__ = ["Feedback", "Sentiment", "SurfacesMixin"]

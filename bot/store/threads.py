@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
+from bot.core.thread import ACTIVE_STATES, THREAD_STATES, ThreadKey, ThreadState
 from bot.store.core import Conn, StoreCore
-from bot.records import ACTIVE_STATES, THREAD_STATES, Thread, ThreadKey, ThreadState
+from bot.store.rows import Thread
 from engine import StoreError
 
 __all__ = ["ThreadsMixin"]

@@ -13,10 +13,10 @@ from urllib.parse import unquote
 from aiohttp import web
 
 from bot.forge.remote import ForgeKind
-from engine import FlowerError
 from bot.testing.forge_github import GitHubApi
 from bot.testing.forge_gitlab import GitLabApi, discussion_id
 from bot.testing.forge_hosted import Hosted, Paged, Pipeline, Pull, Run, Status, Text
+from engine import FlowerError
 
 State = Literal["open", "closed", "merged"]
 Access = Literal["write", "read", "none"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-
 import uuid
 from dataclasses import dataclass
 from typing import Any, Literal

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from bot.config import load_config
 from bot.main import start_bot
+from bot.settings.config import load_config
 from tests.bot.helpers.app import OPTIONS
 from tests.bot.helpers.process import BotProcess, bot_env
 from tests.bot.helpers.store import Backend

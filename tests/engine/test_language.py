@@ -12,7 +12,14 @@ import pytest
 
 from engine import Brief, Goal
 from engine.authoring import starter_paths
-from engine.lang import check_language, locale_language, speaking
+from engine.lang import (
+    check_language,
+    current_language,
+    locale_language,
+    speaking,
+    starter_step,
+    starter_step_name,
+)
 from engine._lang import en, step_names, words, zh
 
 from lang_render import rendered  # tests/engine/lang_render.py (pytest puts this folder on the path)
@@ -85,6 +92,16 @@ def test_the_locale_decides_for_the_terminal():
     assert locale_language({"LANG": "zh_CN.UTF-8"}) == "zh"
     assert locale_language({"LC_ALL": "en_US.UTF-8", "LANG": "zh_CN.UTF-8"}) == "en"
     assert locale_language({}) == "en"
+
+
+def test_a_front_end_reads_the_language_in_effect_and_names_the_starters_steps_in_it():
+    with speaking("en"):
+        assert current_language() == "en" and starter_step_name("work") == "work"
+        with speaking("zh"):
+            assert current_language() == "zh" and starter_step_name("work") == zh.WORK_STEP
+    for kind in ("clarify", "goal", "work"):
+        for language in ("en", "zh"):
+            assert starter_step(starter_step_name(kind, language)) == kind
 
 
 def test_a_workspace_made_in_one_language_is_found_in_the_other(tmp_path):

@@ -15,7 +15,7 @@ from claude_agent_sdk import project_key_for_directory
 
 from engine import AgentSpec, Resilience, Runtime, Step, Workflow, wake_state
 from engine.authoring import TrimPolicy
-from engine._stores.archive import session_archive
+from engine._resume.archive import session_archive
 from engine.testing import PostgresServer, prompt_contains, text, tool_use
 
 FAST = Resilience(base_delay=0.01, max_delay=0.05, probe_interval=0.05, probe_timeout=0.5)

@@ -12,7 +12,7 @@ each field, whoever calls it.
 
 from __future__ import annotations
 
-from bot.text.outside import Sentence
+from bot.core.outside_text import Sentence
 from bot.render.texts.en_forge import *  # noqa: F403 (the forge's sentences are this table's too)
 
 # -- Who and where, inside other sentences ---------------------------------------------------
@@ -141,7 +141,7 @@ REFUSED_CHANNEL = ("Sorry {who}, I don't take requests in this channel. Ask in a
 ALREADY_ANSWERED = "This question was already answered by {who}: *{answer}*"
 QUESTION_CLOSED = "This question is closed: the run is no longer waiting for an answer."
 
-# -- The thread's answers to what was said (bot.slack.intake) --------------------------------
+# -- The thread's answers to what was said (bot.inbound.intake) --------------------------------
 
 EMPTY_MENTION = "Tell me what to do in one sentence, e.g. `@flower write a script that converts md to html`."
 ASK_WHAT = ":recycle: Archived the last run. What should I do now? Reply here with one sentence."
@@ -228,7 +228,7 @@ POLICY_ADMINS_ONLY = "Sorry {who}, only admins (FLOWER_ADMINS, or the channel's 
 
 MORE_NOT_SHOWN = "_… {left:,} more characters not shown._"
 
-# -- Words the bot could not record: bot.db or the workspaces folder refused (bot.slack.unrecorded) --
+# -- Words the bot could not record: bot.db or the workspaces folder refused (bot.inbound.unrecorded) --
 
 CANNOT_TAKE = (":warning: I can't take this right now: {why}. Nothing of it was recorded; try again in a "
                "minute (the bot's log says more).")
@@ -271,7 +271,7 @@ FEEDBACK_CHANGED = "Feedback changed to {label}. Thanks for telling us."  # a se
 FEEDBACK_NOT_RECORDED = ("Your feedback could not be recorded (the bot's database refused it). "
                          "Please click again in a minute.")
 
-# -- Files shared in a thread, and files a run leaves in its outbox (bot.slack.files_in, files_out) --
+# -- Files shared in a thread, and files a run leaves in its outbox (bot.outbound.files_in, files_out) --
 
 FILES_NOT_OPENED = "📎 Not opened:"  # one FILE_LINE follows for each file flower did not take
 FILES_NOT_POSTED = "📎 Not posted from the outbox:"  # one FILE_LINE follows for each file left there

@@ -3,7 +3,7 @@ what comes back from them), in English: part of ``en.py``'s table, which imports
 
 from __future__ import annotations
 
-from bot.text.outside import Sentence
+from bot.core.outside_text import Sentence
 
 # -- Channel repositories: /repo, the branch a thread made, Push and Diff --------------------
 

@@ -8,7 +8,7 @@ code spans stand apart from Chinese characters by a space, since Slack only read
 
 from __future__ import annotations
 
-from bot.text.outside import Sentence
+from bot.core.outside_text import Sentence
 from bot.render.texts.zh_forge import *  # noqa: F403 (the forge's sentences are this table's too)
 
 # -- Who and where, inside other sentences ---------------------------------------------------
@@ -126,7 +126,7 @@ REFUSED_CHANNEL = ("抱歉 {who}，我不在这个频道接收请求。请到允
 ALREADY_ANSWERED = "这个问题已经由 {who} 回答了： *{answer}*"
 QUESTION_CLOSED = "这个问题已关闭：运行不再等待回答。"
 
-# -- The thread's answers to what was said (bot.slack.intake) --------------------------------
+# -- The thread's answers to what was said (bot.inbound.intake) --------------------------------
 
 EMPTY_MENTION = "用一句话告诉我要做什么，例如 `@flower 写一个把 md 转成 html 的脚本`。"
 ASK_WHAT = ":recycle: 已归档上一次运行。接下来做什么？在这里用一句话回复。"
@@ -212,7 +212,7 @@ POLICY_ADMINS_ONLY = "抱歉 {who}，只有管理员（FLOWER_ADMINS，或频道
 
 MORE_NOT_SHOWN = "_… 还有 {left:,} 个字符未显示。_"
 
-# -- Words the bot could not record: bot.db or the workspaces folder refused (bot.slack.unrecorded) --
+# -- Words the bot could not record: bot.db or the workspaces folder refused (bot.inbound.unrecorded) --
 
 CANNOT_TAKE = ":warning: 我现在接不了这条：{why}。它没有被记录；请过一分钟再试（机器人的日志里有详情）。"
 CANNOT_TAKE_WHY = {  # (where, fault) of bot.store.faults.StorageFault
@@ -252,7 +252,7 @@ FEEDBACK_THANKS = "感谢反馈 {label}：已记录。"
 FEEDBACK_CHANGED = "反馈已改为 {label}。谢谢告诉我们。"
 FEEDBACK_NOT_RECORDED = "你的反馈没能记录下来（机器人的数据库拒绝了它）。请过一分钟再点一次。"
 
-# -- 线程里分享的文件，以及运行留在发件箱里的文件（bot.slack.files_in、files_out） -------------------------
+# -- 线程里分享的文件，以及运行留在发件箱里的文件（bot.outbound.files_in、files_out） -------------------------
 
 FILES_NOT_OPENED = "📎 没有打开："
 FILES_NOT_POSTED = "📎 发件箱里没有发出的文件："

@@ -14,7 +14,7 @@ from bot.runs.jobs import BotOptions
 from bot.testing.fake_slack import DEFAULT_TIMEOUT
 from engine import Resilience
 from engine.testing import prompt_contains, text, tool_use
-from engine.testing.roles import CLARIFIER, JUDGE, COORDINATOR, WORKER
+from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE, WORKER
 
 BRIEF = ("## 目标\n写一个 hello.txt\n## 验收标准\nhello.txt 内容是 hi\n## 边界\n只动 hello.txt\n"
          "## 未知与假设\n用 Python")

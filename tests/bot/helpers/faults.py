@@ -12,7 +12,7 @@ from __future__ import annotations
 from bot.runs.jobs import BotOptions
 from engine import Resilience
 from engine.testing import prompt_contains, text, tool_use
-from engine.testing.roles import CLARIFIER, JUDGE, COORDINATOR, WORKER
+from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE, WORKER
 from tests.bot.helpers.app import ACHIEVED, CHANNEL, NOT_YET
 
 BRIEF = ("## 目标\n写一个 hello.txt\n## 验收标准\nhello.txt 内容是 hi\n## 边界\n只动 hello.txt\n"

@@ -7,8 +7,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from bot.core.thread import ThreadKey
 from bot.forge.client import Retry
-from bot.records import ThreadKey
 from bot.runs.run import BotOptions
 from engine import Resilience
 from engine.testing import prompt_contains, text, tool_use

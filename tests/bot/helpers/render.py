@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
+from bot.core.split_text import utf16_len
 from bot.testing.limits import block_problems, check_message
-from bot.text.split import utf16_len
 
 OUR_MARKUP = re.compile(r"<@[UW][A-Z0-9]+>|<https://[^|<>\s]+\|[^<>]+>")  # a mention, or a link we made
 

@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import ConfigError, load_config
+from bot.core.thread import ThreadKey
+from bot.errors import ConfigError
 from bot.forge import push as forge_push
 from bot.forge.remote import ForgeSettings, recognise
 from bot.render import pull_request as pr
 from bot.repos.bindings import Bindings
-from bot.store.bot_store import BotStore, ThreadKey
+from bot.settings.config import load_config
+from bot.store.bot_store import BotStore
 from engine import Brief, Goal, RunResult, Verdict
 from engine.lang import speaking
 

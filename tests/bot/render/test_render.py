@@ -6,11 +6,13 @@ import re
 
 import pytest
 
+from bot.core.split_text import clip, escape, escaped_len, split_text, utf16_len
+from bot.errors import SplitError
 from bot.render import messages as render
 from bot.render.block_kit import blocks_for
 from bot.render.notices import cost, duration, event_notice
-from bot.text.split import SplitError, clip, escape, escaped_len, split_text, utf16_len
 from engine import Event
+from engine._lang.zh import ACCEPT, AMEND_GOAL, JUDGED_WRONG, UNREACHABLE_QUESTION
 from engine.events import (
     AskEvent,
     HandoffEvent,
@@ -25,7 +27,6 @@ from engine.events import (
     WaitingOnline,
     WorkflowDone,
 )
-from engine._lang.zh import ACCEPT, AMEND_GOAL, JUDGED_WRONG, UNREACHABLE_QUESTION
 from tests.bot.helpers.render import assert_slack_ok
 
 FENCE_LINE = re.compile(r"[ \t]*`(\u200b)?`{2,}[^`]*")  # a fence line, or one defused as too long

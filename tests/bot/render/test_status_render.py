@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from bot.render import messages as render
 from bot.runs import tally
 from bot.runs.events_view import RunStatus

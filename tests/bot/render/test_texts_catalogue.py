@@ -8,9 +8,9 @@ import string
 
 import pytest
 
+from bot.core.outside_text import Sentence
 from bot.render import failures, feedback, messages, plan, pull_request, texts
 from bot.render.texts import en, zh
-from bot.text.outside import Sentence
 from engine.authoring import CheckState, FlowFailure
 
 

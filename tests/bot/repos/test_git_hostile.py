@@ -15,12 +15,22 @@ from pathlib import Path
 
 import pytest
 
+from bot.core.thread import ThreadKey
+from bot.errors import RepoError
 from bot.repos.bindings import Bindings, fetch
-from bot.repos.git import RepoError, git_env
+from bot.repos.git import git_env
 from bot.repos.thread_worktree import REPO_DIR, open_for_thread, thread_worktree
-from bot.repos.worktrees import (DIFF_MAX_BYTES, branch_diff, cleanup, known_repos, open_worktree, push,
-                                 remove_worktree, summary, worktree_at)
-from bot.records import ThreadKey
+from bot.repos.worktrees import (
+    DIFF_MAX_BYTES,
+    branch_diff,
+    cleanup,
+    known_repos,
+    open_worktree,
+    push,
+    remove_worktree,
+    summary,
+    worktree_at,
+)
 from tests.bot.helpers.git import branch_exists, commit_file, sh
 from tests.helpers.hostile_trees import deep_chain
 

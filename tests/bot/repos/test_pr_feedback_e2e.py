@@ -18,11 +18,11 @@ import subprocess
 import aiohttp
 import pytest
 
-from bot.config import load_config
+from bot.core.thread import ThreadKey
 from bot.main import start_bot
-from bot.records import ThreadKey
 from bot.render.pr_feedback import PR_WORK_ACTION
 from bot.render.repo import OPEN_PR_ACTION
+from bot.settings.config import load_config
 from bot.testing.fake_forge import FakeForge
 from tests.bot.helpers.app import marked_done
 from tests.bot.helpers.forge_threads import CHANNEL, OPTIONS, TOKEN, forge_remote, posted, script

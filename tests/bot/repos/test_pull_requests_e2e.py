@@ -15,12 +15,28 @@ import subprocess
 
 import pytest
 
+from bot.core.thread import ThreadKey
 from bot.render.repo import DIFF_ACTION, DRAFT_PR_ACTION, OPEN_PR_ACTION, PR_LINK_ACTION, PUSH_ACTION
-from bot.records import ThreadKey
 from bot.testing.fake_forge import FakeForge
 from tests.bot.helpers.app import marked_done
-from tests.bot.helpers.forge_threads import (CHANNEL, COMMIT, NOT_YET, OPTIONS, TOKEN, bare_remote, branch_of, buttons,
-                                             created, forge_remote, git, posted, ref, run_to_branch, say, script)
+from tests.bot.helpers.forge_threads import (
+    CHANNEL,
+    COMMIT,
+    NOT_YET,
+    OPTIONS,
+    TOKEN,
+    bare_remote,
+    branch_of,
+    buttons,
+    created,
+    forge_remote,
+    git,
+    posted,
+    ref,
+    run_to_branch,
+    say,
+    script,
+)
 
 pytestmark = pytest.mark.usefixtures("git_identity")  # tests/bot/conftest.py
 

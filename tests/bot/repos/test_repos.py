@@ -10,10 +10,18 @@ import pytest
 
 import engine
 import engine.authoring
-from bot.repos.git import RepoError
+from bot.errors import RepoError
 from bot.repos.bindings import Bindings, clone_name, fetch, is_url
-from bot.repos.worktrees import (branch_diff, cleanup, open_worktree, push, remove_worktree, slugify, summary,
-                           worktree_at)
+from bot.repos.worktrees import (
+    branch_diff,
+    cleanup,
+    open_worktree,
+    push,
+    remove_worktree,
+    slugify,
+    summary,
+    worktree_at,
+)
 from tests.bot.helpers.git import branch_exists, commit_file, sh
 
 pytestmark = pytest.mark.usefixtures("git_identity")  # tests/bot/conftest.py

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.slack.commands import RepoCommand, parse_repo
+from bot.inbound.commands import RepoCommand, parse_repo
 from bot.main import EXIT_CONFIG, cleanup_worktrees, main
 from bot.render.repo import DIFF_ACTION, PUSH_ACTION
 from bot.repos.thread_worktree import thread_slug
 from engine.testing import prompt_contains, text, tool_use
-from engine.testing.roles import CLARIFIER, JUDGE, COORDINATOR, WORKER
+from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE, WORKER
 from tests.bot.helpers.git import checkout  # noqa: F401 - a fixture: a checkout and its bare origin
 
 pytestmark = pytest.mark.usefixtures("git_identity")  # tests/bot/conftest.py

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest_asyncio
 
+from bot.core.thread import ThreadKey
 from bot.render.feedback import FEEDBACK_ACTION
-from bot.runs.plan_feed import goal_digest
 from bot.render.texts import DOING, STATUS_LINE
-from bot.store.bot_store import ThreadKey
+from bot.runs.plan_feed import goal_digest
 from engine import Goal
 from engine.testing import hold, prompt_contains, text
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE

@@ -11,21 +11,30 @@ import asyncio
 import pytest
 import pytest_asyncio
 
-from bot.config import load_config
-from bot.runs.request import ASK_FILE
-from bot.folders import run_dir
+from bot.core.thread import ThreadKey, run_dir
 from bot.main import start_bot
-from bot.store.bot_store import ThreadKey
-from engine.testing import hold, prompt_contains, text, tool_use
-from engine.testing.roles import CLARIFIER, JUDGE, COORDINATOR
+from bot.runs.request import ASK_FILE
+from bot.settings.config import load_config
 from engine._flow.starter import starter_paths
 from engine._lang import en, zh
+from engine.testing import hold, prompt_contains, text, tool_use
+from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE
 from tests.bot.helpers.app import (
-    ACHIEVED, BRIEF, CHANNEL, CLARIFY_ONLY, GOAL, asked_thread, brief_only, marked_done, posted, question,
-    script, texts, workspace,
+    ACHIEVED,
+    BRIEF,
+    CHANNEL,
+    CLARIFY_ONLY,
+    GOAL,
+    asked_thread,
+    brief_only,
+    marked_done,
+    posted,
+    question,
+    script,
+    texts,
+    workspace,
 )
 from tests.bot.helpers.store import Locker
-
 
 pytestmark = pytest.mark.both_backends  # each test on bot.db and on PostgreSQL (tests/bot/conftest.py)
 

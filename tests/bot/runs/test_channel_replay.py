@@ -3,8 +3,9 @@
 import asyncio
 import time
 
+from bot.core.thread import ThreadKey
 from bot.runs.transport import Answers, SlackTransport
-from bot.store.bot_store import BotStore, ThreadKey
+from bot.store.bot_store import BotStore
 from engine._human.transports import Question
 
 THREAD = ThreadKey("T0001", "C0GENERAL", "1700000000.000100")

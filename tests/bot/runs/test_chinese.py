@@ -14,7 +14,6 @@ from engine.authoring import starter_paths
 from engine.lang import speaking
 from engine.testing import prompt_contains, text
 from engine.testing.roles import COORDINATOR
-
 from tests.bot.helpers.app import CHANNEL, CLARIFY_ONLY, brief_only, posted, script, workspace
 
 CJK = re.compile(r"[\u3400-\u9fff]")

@@ -15,7 +15,6 @@ from engine.authoring import starter_paths
 from engine.lang import speaking
 from engine.testing import hold, prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE, WORKER
-
 from tests.bot.helpers.app import CHANNEL, answer_first_option, posted, workspace
 
 SESSION = "agents.sessions.setStatus"
@@ -187,5 +186,5 @@ async def test_the_whole_conversation_reads_as_a_person_s(make_bot, slack_env, f
 
 
 def bot_key(thread: str):
-    from bot.store.bot_store import ThreadKey
+    from bot.core.thread import ThreadKey
     return ThreadKey("T0001", CHANNEL, thread)

@@ -9,12 +9,12 @@ import json
 
 import pytest
 
+from bot.runs.run import BotOptions
 from engine import FlowerError, Resilience
 from engine.host import check_cli
 from engine.testing import text
 from engine.testing.faults import http_error, overloaded, unauthorized
 from engine.testing.roles import CLARIFIER
-from bot.runs.run import BotOptions
 from tests.bot.helpers.app import posted, texts
 from tests.bot.helpers.faults import BRIEF, script, start_thread
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import asyncio
 
-
-from bot.config import load_config
-from bot.runs.jobs import BotOptions
+from bot.core.thread import ThreadKey
 from bot.main import web_client
-from bot.slack.outbox import MAX_ATTEMPTS, Outbox
-from bot.store.bot_store import BotStore, ThreadKey
+from bot.outbound.outbox import MAX_ATTEMPTS, Outbox
+from bot.runs.jobs import BotOptions
+from bot.settings.config import load_config
+from bot.store.bot_store import BotStore
 from engine.testing import text, tool_use
 from engine.testing.faults import cut_stream, hold, overloaded, prompt_too_long
 from engine.testing.roles import CLARIFIER, COORDINATOR

@@ -14,7 +14,7 @@ import json
 import struct
 import zlib
 
-from bot.records import ThreadKey
+from bot.core.thread import ThreadKey
 from engine.testing import hold, prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE, WORKER
 from tests.bot.helpers.app import ACHIEVED, BRIEF, CHANNEL, CLARIFY_ONLY, GOAL, OPTIONS, marked_done, posted

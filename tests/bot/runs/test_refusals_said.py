@@ -16,13 +16,20 @@ from pathlib import Path
 
 import pytest
 
-from engine._flow.starter import starter_paths
+from bot.core.thread import ThreadKey
 from bot.render import texts as catalogue
 from bot.render.failures import refusal
 from bot.runs.refused import in_the_way
-from bot.store.bot_store import ThreadKey
+from engine._flow.starter import starter_paths
 from tests.bot.helpers.app import (
-    CHANNEL, CLARIFY_ONLY, asked_thread, brief_only, posted, question, texts, workspace,
+    CHANNEL,
+    CLARIFY_ONLY,
+    asked_thread,
+    brief_only,
+    posted,
+    question,
+    texts,
+    workspace,
 )
 
 TOLD = 120  # a generous cap for a reply that needs no model: a busy shared machine, never a sleep

@@ -26,14 +26,21 @@ from pathlib import Path
 
 import pytest
 
-from bot.store.bot_store import ThreadKey
+from bot.core.thread import ThreadKey
 from engine._lang import zh
 from engine._tree import WALK_DEPTH, WALK_ENTRIES
 from engine.host import remove_tree
 from engine.testing import hold, mentions, reply, text, tool_use
 from engine.testing.roles import CLARIFIER, COORDINATOR, WORKER
 from tests.bot.helpers.app import (
-    BRIEF, CHANNEL, ACHIEVED, answer_first_option, marked_done, posted, script, workspace,
+    ACHIEVED,
+    BRIEF,
+    CHANNEL,
+    answer_first_option,
+    marked_done,
+    posted,
+    script,
+    workspace,
 )
 from tests.bot.helpers.process import BotProcess, bot_env
 from tests.helpers.hostile_trees import FifoSwap, deep_chain, empty_folders

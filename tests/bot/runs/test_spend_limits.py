@@ -14,14 +14,13 @@ import sys
 
 import pytest
 
-from bot.config import load_config
-from bot.folders import run_dir
-from bot.limits import INSTALLATION, lowers
+from bot.core.thread import ThreadKey, run_dir
 from bot.render.limit_notices import GO_ON_ACTION
-from bot.runs.limit_commands import installation_admins, limit_admins
-from bot.records import ThreadKey
-from engine.host import MANIFEST_FILE, read_manifest
+from bot.runs.spend import installation_admins, limit_admins
+from bot.settings.config import load_config
+from bot.settings.limits import INSTALLATION, lowers
 from engine._lang import zh
+from engine.host import MANIFEST_FILE, read_manifest
 from engine.testing import prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE
 from tests.bot.helpers.app import ACHIEVED, BRIEF, CHANNEL, GOAL, posted

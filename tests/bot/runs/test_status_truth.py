@@ -8,17 +8,25 @@ how it was checked, ``/new`` names its archive, the restart notice names the ope
 
 from __future__ import annotations
 
+from bot.core.thread import ThreadKey, run_dir
 from bot.render.notices import cost
-from engine.host import MANIFEST_FILE, read_manifest
-from bot.folders import run_dir
-from bot.store.bot_store import ThreadKey
-from engine.authoring import starter_paths
-from engine.lang import LANGUAGES
 from engine._lang import words
+from engine.authoring import starter_paths
+from engine.host import MANIFEST_FILE, read_manifest
+from engine.lang import LANGUAGES
 from engine.testing import hold, prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE, WORKER
 from tests.bot.helpers.app import (
-    ACHIEVED, BRIEF, CHANNEL, CLARIFY_ONLY, GOAL, NOT_YET, posted, question, texts, workspace,
+    ACHIEVED,
+    BRIEF,
+    CHANNEL,
+    CLARIFY_ONLY,
+    GOAL,
+    NOT_YET,
+    posted,
+    question,
+    texts,
+    workspace,
 )
 
 ASK = tool_use("mcp__human__ask", {"question": "用什么语言?", "options": ["Python", "Go"]})

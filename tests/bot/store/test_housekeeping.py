@@ -11,8 +11,9 @@ from contextlib import closing
 
 import pytest
 
-from bot.store.sqlite_base import StoreVanished
-from bot.store.bot_store import BotStore, ThreadKey
+from bot.core.thread import ThreadKey
+from bot.errors import StoreVanished
+from bot.store.bot_store import BotStore
 from bot.store.housekeeping import RETENTION_S, Housekeeper
 from tests.bot.helpers.store import Backend, Clock
 

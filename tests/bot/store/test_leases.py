@@ -3,7 +3,7 @@ thread, what a takeover takes, what a slow replica loses, and what housekeeping 
 
 from __future__ import annotations
 
-from bot.store.bot_store import ThreadKey
+from bot.core.thread import ThreadKey
 from bot.store.housekeeping import RETENTION_S, Housekeeper
 from tests.bot.helpers.store import Backend, Clock
 

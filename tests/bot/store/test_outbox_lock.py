@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.config import load_config
+from bot.core.thread import ThreadKey
 from bot.main import web_client
-from bot.slack.outbox import Outbox
-from bot.store.bot_store import StoreError, ThreadKey
+from bot.outbound.outbox import Outbox
+from bot.settings.config import load_config
+from bot.store.bot_store import StoreError
 from tests.bot.helpers.store import Backend
 
 CHANNEL = "C0GENERAL"

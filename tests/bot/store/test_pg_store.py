@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import Config
-from bot.store.bot_store import BotStore, StoreError, ThreadKey
+from bot.core.thread import ThreadKey
+from bot.settings.config import Config
+from bot.store.bot_store import BotStore, StoreError
 from bot.store.factory import open_bot_store
 from bot.store.faults import diagnose
 from bot.store.housekeeping import RETENTION_S, Housekeeper

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.store.bot_store import BotStore, StoreError, ThreadKey
+from bot.core.thread import ThreadKey
+from bot.store.bot_store import BotStore, StoreError
 from tests.bot.helpers.store import Backend, Clock, sqlite_only
 
 T1 = ThreadKey("T0TEAM", "C0GENERAL", "1712345678.000100")

@@ -2,7 +2,7 @@
 stops with one line and a non-zero exit (the service manager starts it again).
 
 The store's own check on real files first; then the bot as a real process (``python -m bot``,
-see ``tests/bot/process/test_bot_process.py``) whose bot.db is deleted, or replaced, mid-run.
+see ``tests/bot/test_bot_process.py``) whose bot.db is deleted, or replaced, mid-run.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.store.sqlite_base import StoreVanished
-from bot.store.bot_store import BotStore, ThreadKey
+from bot.core.thread import ThreadKey
+from bot.errors import StoreVanished
+from bot.store.bot_store import BotStore
 from bot.store.housekeeping import EXIT_VANISHED
 from engine.testing import hold, text
 from engine.testing.roles import CLARIFIER

@@ -19,9 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.slack.unrecorded import cannot_take
-from bot.store.sqlite_base import StoreVanished
-from bot.store.bot_store import BotStore, StoreError, ThreadKey
+from bot.core.thread import ThreadKey
+from bot.errors import StoreVanished
+from bot.inbound.unrecorded import cannot_take
+from bot.store.bot_store import BotStore, StoreError
 from bot.store.faults import StorageFault, diagnose
 from tests.bot.helpers.app import CHANNEL, CLARIFY_ONLY, asked_thread, brief_only, posted
 

@@ -13,7 +13,7 @@ from claude_agent_sdk import project_key_for_directory
 from engine import StoreError
 from engine.authoring import PruningPostgresSessionStore, PruningSessionStore
 from engine._resume.policies import EphemeralPolicy, PrunePolicy, TrimPolicy
-from engine._stores.archive import PostgresArchive, SqliteArchive, session_archive
+from engine._resume.archive import PostgresArchive, SqliteArchive, session_archive
 from engine.testing import PostgresServer
 
 LAYERS = (TrimPolicy(keep_recent=3), EphemeralPolicy(), PrunePolicy(keep_denials=2))
