@@ -56,6 +56,7 @@ from engine import (  # the spec's names, declared in engine; still importable f
     workbench_hooks,
     worker,
 )
+from engine._agents.roles import WORKER_TOOLS
 from engine._agents.rules import shared_files_rules
 from engine._docs.checks import CheckState, check_states
 from engine._flow.failure import FlowFailure, flow_failure
@@ -69,8 +70,10 @@ from engine._stores.postgres import PostgresSessionStore
 from engine._stores.sqlite_read import last_context_tokens
 
 __all__ = [
-    # Roles: the rules a worker is told about the files a person shared
+    # Roles: the rules a worker is told about the files a person shared, and the tools a worker
+    # is given unless told otherwise (the spec's internal constant: read it, do not change it)
     "shared_files_rules",
+    "WORKER_TOOLS",
     # Steps: the judge's prompt, the starter flow's folder (its paths, its work step's name, the
     # archive /new makes), how a flow failed, read from its ctx, and the oracle's one question
     "VERIFY_PROMPT",

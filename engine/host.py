@@ -20,6 +20,7 @@ from engine._run.spend import SpendGuard, estimate_usd
 from engine._run.totals import Spend, Totals
 from engine._stores.pg_pool import PgDatabase, redact
 from engine._stores.pg_schema import Migration
+from engine._stores.sqlite import SESSIONS_FILE
 from engine._stores.sqlite_db import immediate, open_sqlite
 from engine._stores.sqlite_file import SqliteFile
 from engine._tokens import human_tokens
@@ -40,8 +41,10 @@ __all__ = [
     "beneath",  # the one door to a workspace's files for host code: no symlink followed
     "file_work",  # work on a run's files, in a small pool of its own with a timeout (never the loop's)
     "remove_tree",  # a folder a run wrote, deleted in a loop (no recursion, no link followed)
-    # A run's record: what every session of a run_dir spent, as the runtime wrote it
+    # A run's record: what every session of a run_dir spent, as the runtime wrote it, and the
+    # SQLite file in a run_dir that holds its transcripts (read it read-only)
     "MANIFEST_FILE",
+    "SESSIONS_FILE",
     "read_manifest",
     "Totals",  # a run_dir's spend, the thread's and its request's (StarterRun.totals() returns it)
     "Spend",  # money spent and rounds judged

@@ -4,6 +4,8 @@
 the language it speaks, ``cli_texts`` every text it prints (one table per language), ``view`` the
 banners and one line per event, ``progress`` the live line while a step runs, on the ``screen``
 (stderr with one status line kept under the printed ones), ``words`` where a person's words after
-a Ctrl-C go, and ``cli_failure`` why a run ended without its goal and what to do next. It uses the
-engine's private modules, as the engine's own front end; nothing here is public.
+a Ctrl-C go, and ``cli_failure`` why a run ended without its goal and what to do next. It is a
+second front end beside the Slack bot and, like it, imports only the engine's public faces
+(``engine``, ``engine.events``, ``engine.lang``, ``engine.host``, ``engine.authoring``) besides its
+own modules (tests/engine/test_cli_front_end.py holds it); nothing here is public.
 """

@@ -12,8 +12,7 @@ import os
 from collections.abc import Mapping, Sequence
 
 from engine._cli.cli_texts import say
-from engine._lang import ENV as LANGUAGE_ENV
-from engine._lang import check, from_locale
+from engine.lang import LANGUAGE_ENV, check_language, locale_language
 
 __all__ = ["language", "parser"]
 
@@ -24,14 +23,14 @@ def language(argv: Sequence[str], env: Mapping[str, str] = os.environ) -> str:
     early.add_argument("--lang")
     flag = early.parse_known_args(list(argv))[0].lang
     if flag is not None:
-        return check(flag, source="--lang")
+        return check_language(flag, source="--lang")
     if env.get(LANGUAGE_ENV, "").strip():
-        return check(env[LANGUAGE_ENV], source=LANGUAGE_ENV)
-    return from_locale(env)
+        return check_language(env[LANGUAGE_ENV], source=LANGUAGE_ENV)
+    return locale_language(env)
 
 
 def parser() -> argparse.ArgumentParser:
-    """The command's parser; its help is in the language in effect (``engine._lang.speaking``)."""
+    """The command's parser; its help is in the language in effect (``engine.lang.speaking``)."""
     p = argparse.ArgumentParser(
         prog="flower",
         description=say("help"),

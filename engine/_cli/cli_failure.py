@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine._cli.cli_texts import say
-from engine._flow.failure import FlowFailure
+from engine.authoring import FlowFailure
 
 __all__ = ["Failure", "failure"]
 

@@ -2,14 +2,14 @@
 
 ``ZH`` keeps the command's Chinese texts as they were, byte for byte; ``EN`` says the same in
 plain English. Both tables have the same keys and the same ``{placeholders}`` (a unit test checks
-it). ``say`` picks the table of the language in effect (``engine._lang.speaking``), the one the
+it). ``say`` picks the table of the language in effect (``engine.lang.speaking``), the one the
 run speaks. Names the engine owns (step names, verdict reasons, the question's text) are passed
 in as placeholders and never written here.
 """
 
 from __future__ import annotations
 
-from engine._lang import current
+from engine.lang import current_language
 
 # The help's end and the exit codes are English in both tables (the help always was).
 _HELP_END = (
@@ -211,4 +211,4 @@ TABLES: dict[str, dict[str, str]] = {"zh": ZH, "en": EN}
 
 def say(key: str, **values: object) -> str:
     """The text ``key`` in the language in effect, with ``values`` filled in."""
-    return TABLES[current()][key].format(**values)
+    return TABLES[current_language()][key].format(**values)

@@ -28,21 +28,16 @@ from pathlib import Path
 
 from dotenv import load_dotenv
 
-from engine._agents.roles import WORKER_TOOLS
-from engine._agents.spec import AgentSpec
+from engine import AgentSpec, CredentialsError, Runtime, StarterRun, WorkspaceBusyError
 from engine._cli.args import language, parser
 from engine._cli.cli_texts import say
 from engine._cli.progress import Progress
 from engine._cli.screen import Screen
 from engine._cli.view import TerminalView, wake_banner
 from engine._cli.words import Words, is_work, running_step
-from engine._flow.starter_run import StarterRun
-from engine._human.transports import TerminalTransport
-from engine._lang import speaking, step_names, words as lang_words
-from engine._run import signals
-from engine._run.credentials import CredentialsError
-from engine._run.run_lock import WorkspaceBusyError
-from engine._run.runtime import Runtime
+from engine.authoring import WORKER_TOOLS, TerminalTransport
+from engine.host import install_signal_rescue
+from engine.lang import speaking, starter_step_name, step_names
 
 EXIT_OK, EXIT_NOT_ACHIEVED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 log = logging.getLogger(__name__)
@@ -121,7 +116,7 @@ def _host_setup(workspace: str) -> None:
     and record an in-flight step as ``killed-by-signal`` on SIGTERM/SIGHUP."""
     load_dotenv(Path(workspace) / ".env", override=False)
     load_dotenv(Path.cwd() / ".env", override=False)
-    signals.install()
+    install_signal_rescue()
 
 
 async def _run_flow(args: argparse.Namespace, ask: str) -> int:
@@ -134,7 +129,7 @@ async def _run_flow(args: argparse.Namespace, ask: str) -> int:
     progress = Progress(screen, lambda: transport.lines.reading)
     run = _starter_run(args, transport)
     steps = run.wake_state().steps
-    words.restore(next((steps[w] for w in step_names(lang_words().WORK_STEP) if steps.get(w)), None), new=args.new)
+    words.restore(next((steps[w] for w in step_names(starter_step_name("work")) if steps.get(w)), None), new=args.new)
     loop = asyncio.get_running_loop()
     ticker = asyncio.ensure_future(progress.run())
     try:

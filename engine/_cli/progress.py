@@ -15,11 +15,11 @@ import asyncio
 import time
 from collections.abc import Callable
 
+from engine import Event
 from engine._cli.cli_texts import say
 from engine._cli.screen import Screen
-from engine._events import (
+from engine.events import (
     AskEvent,
-    Event,
     ResultReported,
     RetryScheduled,
     StepStarted,
@@ -28,7 +28,7 @@ from engine._events import (
     WaitingOnline,
     WorkflowDone,
 )
-from engine._tokens import human_tokens
+from engine.host import human_tokens
 
 TICK_S = 1.0  # how often the line may change on a terminal: enough to see it move, no flicker
 EVERY_PLAIN_S = 30.0  # on a log, the longest silence between two lines of an unchanged step

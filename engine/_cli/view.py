@@ -12,12 +12,11 @@ from typing import Any, TextIO
 
 from wcwidth import wcswidth
 
+from engine import Event, RunResult, WakeState
 from engine._cli.cli_failure import failure
 from engine._cli.cli_texts import say
-from engine._flow.run_result import RunResult, WakeState
-from engine._events import (
+from engine.events import (
     AskEvent,
-    Event,
     HandoffEvent,
     Interrupted,
     RetryScheduled,
@@ -27,8 +26,8 @@ from engine._events import (
     WaitingForApi,
     WaitingOnline,
 )
-from engine._lang import words
-from engine._tokens import human_tokens
+from engine.host import human_tokens
+from engine.lang import starter_step_name
 
 BANNER_WIDTH = 38  # terminal columns of "== <step> ====", whatever script the step's name is in
 
@@ -52,7 +51,7 @@ def wake_banner(workspace: Path, state: WakeState) -> str:
     if state.checks:
         parts.append(say("wake_checks", n=state.checks))
     if state.context:
-        parts.append(say("wake_context", work=words().WORK_STEP, size=human_tokens(state.context)))
+        parts.append(say("wake_context", work=starter_step_name("work"), size=human_tokens(state.context)))
     parts.append(say("wake_count", n=state.woke + 1))
     return say("wake_head", where=_home_relative(workspace)) + " · ".join(parts)
 

@@ -18,12 +18,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
+from engine import Event, StarterRun
 from engine._cli.cli_texts import say as cli_text
-from engine._events import Event, Label
-from engine._files import write_json_atomic
-from engine._flow.starter_run import StarterRun
-from engine._lang import step_names, words
-from engine._stores.sqlite import SESSIONS_FILE
+from engine.events import Label
+from engine.host import SESSIONS_FILE, write_json_atomic
+from engine.lang import starter_step_name, step_names
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +31,7 @@ Where = Literal["coordinator", "held"]
 
 def is_work(label: Label | None) -> bool:
     """True for the work step's own sessions (any round), not its judge's."""
-    return label is not None and label.role == "step" and label.name in step_names(words().WORK_STEP)
+    return label is not None and label.role == "step" and label.name in step_names(starter_step_name("work"))
 
 
 def running_step(run: StarterRun) -> Label | None:
@@ -138,7 +137,7 @@ class Words:
                 self._say(line)
             self._news = None
             self._save()
-        if event.kind != "session" or not (event.role == "step" and event.name in step_names(words().WORK_STEP)):
+        if event.kind != "session" or not (event.role == "step" and event.name in step_names(starter_step_name("work"))):
             return
         self.sessions.add(getattr(event, "session_id", ""))
         if self.held and run.runtime is not None and run.runtime.interrupt("\n".join(self.held)):

@@ -26,7 +26,7 @@ from engine._agents.roles import coordinator, worker
 from engine._agents.workbench import Workbench
 from engine._docs.brief import Brief
 from engine._docs.goal import Goal
-from engine._stores.archive import session_archive
+from engine._resume.archive import session_archive
 from engine._flow.base import Ctx, Step, Workflow
 from engine._flow.steps import BRIEF_KEY, GOAL_KEY, clarify_step, goal_step, with_goal
 from engine._lang import current, other_names, speaking, words, zh

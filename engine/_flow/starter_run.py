@@ -25,7 +25,7 @@ from engine._media.image import Image, image_names
 from engine._run.run_lock import run_lock
 from engine._run.runtime import Runtime
 from engine._run.totals import Totals, begin_request, totals
-from engine._stores.archive import session_archive
+from engine._resume.archive import session_archive
 from engine._resume.policies import TrimPolicy
 
 

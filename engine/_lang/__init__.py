@@ -86,6 +86,13 @@ def starter_step(name: str) -> Literal["clarify", "goal", "work"] | None:
     return None
 
 
+def starter_step_name(kind: Literal["clarify", "goal", "work"], language: str | None = None) -> str:
+    """The name of the starter flow's step ``kind`` in ``language`` (default: the one in effect),
+    as a front end shows it: the inverse of ``starter_step``."""
+    (attribute,) = [attr for attr, k in _STARTER_STEPS if k == kind]
+    return getattr(words(language), attribute)
+
+
 def step_names(name: str) -> tuple[str, ...]:
     """``name`` and, for the starter's three steps, its name in every other language: a step's
     session is found again when a workspace is resumed in the other language."""

@@ -33,7 +33,7 @@ from engine._run.said import Said
 from engine._run.sandbox import Sandbox
 from engine._run.resilience import Resilience, failure_text
 from engine._run.spend import SPEND_LIMIT, SpendGuard, SpendMeter
-from engine._stores.archive import session_archive
+from engine._resume.archive import session_archive
 from engine._resume.policies import EphemeralPolicy, PrunePolicy, TrimPolicy
 
 

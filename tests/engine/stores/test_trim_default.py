@@ -11,7 +11,7 @@ import asyncio
 
 import pytest
 
-from bot.repos.thread_worktree import thread_run
+from bot.runs.run import thread_run
 from engine import StarterRun
 
 

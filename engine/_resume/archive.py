@@ -6,6 +6,7 @@ context size) ask it the same questions whichever backend answers, so no caller 
 Nothing here opens anything: the SQLite file is read only if it exists (and never created by a
 look), the PostgreSQL pool opens on the first question. The store it makes is the backend wrapped
 in the resume shaping (``engine._resume.stores``): the one place a backend meets its pass list.
+It lives here, above the backends of ``engine._stores`` it picks from, so those never import up.
 """
 
 from __future__ import annotations
