@@ -30,9 +30,8 @@ from bot.inbound.app import build_app, web_app
 from bot.inbound.catchup import catch_up, recent_threads
 from bot.inbound.gate import Gate
 from bot.inbound.intake import Intake
-from bot.inbound.socket import SocketHandler
+from bot.inbound.socket import SocketHandler, SocketWatchdog
 from bot.inbound.startup import check_bot_token, until_refused
-from bot.inbound.watchdog import SocketWatchdog
 from bot.ops.health import exposed, health_app
 from bot.ops.metrics import MeasuredWebClient, Metrics
 from bot.ops.reports import report
@@ -44,7 +43,7 @@ from bot.runs.jobs import BotOptions, Jobs
 from bot.runs.pr_watch import PrWatch
 from bot.runs.transport import Answers
 from bot.settings.config import Config, load_config, load_store_config
-from bot.settings.sandbox import require_sandbox
+from bot.settings.sandbox_check import require_sandbox
 from bot.store.factory import AnyBotStore, open_bot_store
 from bot.store.housekeeping import EXIT_VANISHED, Housekeeper
 from bot.store.replicas import Replicas, Solo

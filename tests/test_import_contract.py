@@ -217,17 +217,41 @@ def test_no_bot_import_runs_up_a_layer():
     assert wrong == [], "\n".join(wrong)
 
 
-def test_no_two_modules_of_a_package_share_a_name():
-    """A name names one thing: ``threads.py`` in three folders meant three things."""
-    wrong = []
-    for package in PACKAGES:
-        seen: dict[str, list[str]] = {}
-        for name, module in MODULES.items():
-            if _within(name, package) and module.production and not module.is_package:
-                seen.setdefault(name.rsplit(".", 1)[-1], []).append(module.where)
-        wrong += [f"{package}: {' and '.join(paths)} share the name {short}.py; rename one by what it holds"
-                  for short, paths in sorted(seen.items()) if len(paths) > 1 and short != "__main__"]
+def test_no_two_modules_share_a_file_name():
+    """A name names one thing, across both packages: ``threads.py`` in three folders meant three
+    things (``__init__`` and ``__main__`` are Python's names, not ours; a private ``_events.py``
+    behind its public face ``events.py`` is one thing, told apart by the underscore)."""
+    seen: dict[str, list[str]] = {}
+    for module in MODULES.values():
+        if module.production and not module.is_package:
+            seen.setdefault(module.path.stem, []).append(module.where)
+    wrong = [f"{' and '.join(paths)} share the name {short}.py; rename one by what it holds"
+             for short, paths in sorted(seen.items()) if len(paths) > 1 and short != "main"]
     assert wrong == [], "\n".join(wrong)
+
+
+def _package(name: str) -> str:
+    """The package a module counts in for package cycles: ``bot.runs.jobs`` -> ``bot.runs``; a
+    module at a package's top (``bot.main``, ``engine._tree``) is its own node."""
+    parts = name.split(".")
+    return ".".join(parts[:2]) if len(parts) > 1 else name
+
+
+def test_no_two_packages_import_each_other():
+    """Folders read as layers only if no two of them lean on each other, even through others."""
+    edges: dict[str, dict[str, Import]] = {}
+    for src, targets in _graph().items():
+        for target, imp in targets.items():
+            a, b = _package(src), _package(target)
+            if a != b:
+                edges.setdefault(a, {}).setdefault(b, imp)
+            edges.setdefault(a, {})
+    cycles = []
+    for members in _components(edges):
+        cycle = _shortest_cycle(edges, members[0], set(members))
+        cycles.append(" -> ".join(f"{a} ({edges[a][b].at}: `{edges[a][b].statement}`)"
+                                  for a, b in zip(cycle, cycle[1:])) + f" -> {cycle[-1]}")
+    assert cycles == [], "packages that import each other (each import named where it is written):\n" + "\n".join(cycles)
 
 
 def test_every_bot_error_is_a_flower_error_drawn_in_the_tree():

@@ -7,7 +7,7 @@ first, an answer click once it is recorded. A listener that raises is logged by 
 with what it was handling, and the app goes on with the next event.
 
 HTTP mode serves ``web_app``: bolt's request handling behind a check that the body is what Slack
-sends (``bot.inbound.malformed``). bolt parses the body before it verifies the signature, so a body
+sends (``bot.inbound.socket``). bolt parses the body before it verifies the signature, so a body
 that is not JSON would end in a 500 and a traceback; here it is a 401 when unsigned and a 400 with
 one warning line when signed.
 """
@@ -32,7 +32,7 @@ from bot.inbound.feedback_clicks import FeedbackClicks, names_feedback
 from bot.inbound.gate import Gate
 from bot.inbound.home import Home
 from bot.inbound.intake import Intake
-from bot.inbound.malformed import problem
+from bot.inbound.socket import problem
 from bot.render import messages as render
 from bot.render import repo as render_repo
 from bot.render.feedback import FEEDBACK_ACTION

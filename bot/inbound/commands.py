@@ -1,5 +1,5 @@
-"""What a person's message in a thread asks for: ``/new`` in its accepted spellings, ``/repo``,
-``/limit``, ``/policy``, or plain words.
+"""What a person's message in a thread asks for, read once (``read``): ``/new`` in its accepted
+spellings, ``/repo``, ``/limit``, ``/policy``, or plain words (a request or a reply).
 
 Slack refuses slash commands typed in a thread and drops unknown ``/`` messages, so besides
 ``/new`` (with a leading space, which Slack lets through) we accept ``!new`` and ``@bot /new``.
@@ -85,6 +85,27 @@ def parse_limit(text: str) -> LimitCommand | None:
 _POLICY = re.compile(r"[/!]policy\s*", re.IGNORECASE)
 
 
+@dataclass(frozen=True)
+class PolicyCommand:
+    """``/policy``: the settings in effect in this channel."""
+
+
 def is_policy(text: str) -> bool:
     """``@bot /policy``: the settings in effect in this channel."""
     return _POLICY.fullmatch(strip_mentions(text)) is not None
+
+
+Command = RepoCommand | LimitCommand | PolicyCommand
+Message = Command | Said  # a message's one meaning: a command answered in the thread, or ``Said`` (words, /new)
+
+
+def read(text: str) -> Message:
+    """What a message is, decided once: ``/repo``, ``/limit`` or ``/policy`` (answered in the thread),
+    else ``Said``: ``/new`` (archive and start over) or plain words."""
+    repo = parse_repo(text)
+    if repo is not None:
+        return repo
+    limit = parse_limit(text)
+    if limit is not None:
+        return limit
+    return PolicyCommand() if is_policy(text) else parse(text)

@@ -20,17 +20,23 @@ answer is a 404, and over HTTP Slack would retry). Middleware runs before bolt a
 is one SQLite transaction (``BotStore.claim``: one fsync), and the refusal is posted after the
 ack by bolt's lazy listener runner. A claim that ``bot.db`` refuses (locked past its busy timeout,
 full, read-only, vanished) is acked too, and the person is told so in the thread, straight through
-the Web API (``bot.inbound.unrecorded``): Slack redelivers an unacked event a few times within
+the Web API (``bot.inbound.gate``): Slack redelivers an unacked event a few times within
 minutes and then never again, and a claim that cannot be written could not keep it for later
 either. Any other failure here reaches the app's error handler and Slack gets no ack, so it
 delivers the event again.
 
 Catch-up (``bot.inbound.catchup``) reads missed replies without bolt: ``admit_reply`` is the
 ``message`` listener's chain, the same functions in the same order.
+
+Words the bot could not record (``Unrecorded``): bot.db or the workspaces folder refused; the person
+is told once in a while, never silently dropped.
 """
 
 from __future__ import annotations
 
+import logging
+import weakref
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -41,16 +47,15 @@ from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core.thread import ThreadKey
-from bot.inbound.unrecorded import Unrecorded, unrecorded_for
-from bot.outbound.outbox import ephemeral
+from bot.outbound.outbox import SLACK_FAILED, ephemeral
 from bot.outbound.user_groups import UserGroups
-from bot.render import controls
+from bot.render import controls, texts
 from bot.render import messages as render
 from bot.settings.config import Config
 from bot.store.bot_store import BotStore, StoreError
 from bot.store.faults import StorageFault, diagnose
 
-__all__ = ["Gate"]
+__all__ = ["Gate", "Unrecorded", "cannot_take", "unrecorded_for"]
 
 Next = Callable[[], Awaitable[None]]  # bolt's ``next``: the request goes on to the next middleware
 
@@ -209,3 +214,57 @@ class Gate:
         # bolt's way to start work from middleware that must not hold up the ack (a 429 can take seconds)
         context.listener_runner.lazy_listener_runner.start(function=refuse, request=req)
         return await ack()
+
+
+# -- Words the bot could not record (``Unrecorded``) -----------------------------------------------
+log = logging.getLogger(__name__)
+
+REMEMBERED = 2000  # messages answered, kept to drop their second delivery (a few minutes' worth)
+
+
+def cannot_take(fault: StorageFault) -> str:
+    """The sentence for the thread: what refused, and to try again."""
+    why = texts.CANNOT_TAKE_WHY.get((fault.where, fault.fault), texts.CANNOT_TAKE_ANY)
+    return texts.CANNOT_TAKE.format(why=why)
+
+
+class Unrecorded:
+    """Answers messages the bot could not record; ``told`` says which it answered already."""
+
+    def __init__(self, client: AsyncWebClient) -> None:
+        self.client = client
+        self._told: OrderedDict[tuple[str, str], None] = OrderedDict()
+
+    def told(self, channel: str, ts: str) -> bool:
+        """True when the message at ``channel``/``ts`` was answered here already."""
+        return (channel, ts) in self._told
+
+    async def tell(self, channel: str, thread_ts: str, ts: str, fault: StorageFault) -> bool:
+        """Say ``fault`` in the thread ``thread_ts`` about the message ``ts``; False when that
+        message was answered before. The cause is logged (it names the file and the fix); a post
+        Slack refuses is logged too, and not retried: there is nowhere to keep it."""
+        if self.told(channel, ts):
+            return False
+        self._told[(channel, ts)] = None
+        while len(self._told) > REMEMBERED:
+            self._told.popitem(last=False)
+        log.warning("could not record the message %s in %s (%s %s): %s", ts, channel, fault.where, fault.fault,
+                    fault.detail)
+        try:
+            await self.client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=cannot_take(fault))
+        except SLACK_FAILED as exc:
+            log.warning("could not say so in thread %s of %s either: %s", thread_ts, channel, exc)
+        return True
+
+
+# One per Web API client, so one per bot: the gate (before the ack) and the intake (after it)
+# share what was answered without the wiring in bot.main knowing about it.
+_BY_CLIENT: weakref.WeakKeyDictionary[AsyncWebClient, Unrecorded] = weakref.WeakKeyDictionary()
+
+
+def unrecorded_for(client: AsyncWebClient) -> Unrecorded:
+    """The ``Unrecorded`` of the bot that posts with ``client`` (made on first use)."""
+    found = _BY_CLIENT.get(client)
+    if found is None:
+        found = _BY_CLIENT[client] = Unrecorded(client)
+    return found

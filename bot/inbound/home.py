@@ -17,7 +17,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.core.thread import ACTIVE_STATES, workspace_dir
 from bot.inbound.gate import Gate
 from bot.inbound.intake import Intake
-from bot.outbound.quick import SLACK_FAILED, permalink
+from bot.outbound.outbox import SLACK_FAILED, permalink
 from bot.render import controls
 from bot.render.home_view import HomeRun, home_view
 from bot.runs.request import SavedRequest

@@ -4,7 +4,7 @@ Called by ``bot.inbound.app``'s listeners once bolt's middleware (``bot.inbound.
 event through: claimed once, from a person allowed here, naming a thread or question that exists.
 The event is acked by then, so a mention or reply that storage refuses from here on (``bot.db``
 locked past its busy timeout, full, read-only or vanished; a workspace folder that cannot be
-made) is answered in its thread straight away (``bot.inbound.unrecorded``), never dropped unsaid.
+made) is answered in its thread straight away (``bot.inbound.gate``), never dropped unsaid.
 A command that meets a link or FIFO a run made (``/new`` archiving through it) says what it could
 not do and which file is in the way. Both are said by one error boundary, ``_or_say_why``.
 """
@@ -15,22 +15,24 @@ import logging
 import socket
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core.thread import WORKSPACES, ThreadKey, folder_name, notice_key
 from bot.errors import RunFilesRefused, ThreadError
-from bot.inbound.commands import is_policy, parse, parse_limit, parse_repo
+from bot.inbound.commands import Command, LimitCommand, RepoCommand, Said, read
+from bot.inbound.gate import unrecorded_for
 from bot.inbound.limit_commands import LimitCommands
 from bot.inbound.repo_commands import RepoCommands
-from bot.inbound.unrecorded import unrecorded_for
 from bot.outbound.outbox import Outbox, edit, ephemeral, react
 from bot.render import controls, failures, texts
 from bot.render import messages as render
 from bot.runs.jobs import Jobs
 from bot.runs.pr_watch import PrWatch
 from bot.runs.shared_files import Shared, take_shared
+from bot.runs.start import Start
 from bot.runs.transport import Answers
 from bot.settings.config import Config
 from bot.store.bot_store import BotStore, StoreError
@@ -118,60 +120,74 @@ class Intake:
 
     async def _mention(self, key: ThreadKey, event: dict[str, Any]) -> None:
         user, channel, ts = event.get("user", ""), event["channel"], event["ts"]
-        if await self._command(key, user, event.get("text", "")):
+        said = read(event.get("text", ""))  # what the message is, decided once
+        if not isinstance(said, Said):
+            await self._command(key, user, said)
             return
         if await self.store.get_thread(key) is not None:
-            await self.words(key, event.get("text", ""), user, ts, shared=await self._shared(key, event))
+            ws, shared = await self._shared(key, event)
+            await self.words(key, said, user, ts, shared=shared, ws=ws)
             return
-        said = parse(event.get("text", ""))
         if not said.text and not event.get("files"):
             await self.outbox.send(key, "hint", notice_key("hint", channel, ts), texts.EMPTY_MENTION)
             return
-        shared = await self._shared(key, event)
-        await self.begin(key, said.text + shared.words, user, ts, new=said.new, images=shared.images)
-
-    async def _command(self, key: ThreadKey, user: str, text: str) -> bool:
-        """``@flower /repo …`` (the channel's repository), ``@flower /limit …`` (its spend limits) and
-        ``@flower /policy`` (its settings),
-        answered in the thread; True when ``text`` was one (the mention pair may arrive as a
-        plain message first)."""
-        repo = parse_repo(text)
-        if repo is not None:
-            if await self.repo.command(key, user, repo.source, repo.base):
-                await self.store.audit(user, "bind", (key.team, key.channel, key.thread_ts), repo.source)
-            return True
-        limit = parse_limit(text)
-        if limit is not None:
-            await self.limits.command(key, user, limit.scope, limit.amount)
-            return True
-        if is_policy(text):
-            await self.limits.policy(key, user)
-            return True
-        return False
-
-    async def _shared(self, key: ThreadKey, event: dict[str, Any]) -> Shared:
-        """The files shared with ``event``: into the thread's inbox, named in its words, images for
-        the models; what was refused is said in the thread with the reason."""
-        try:
-            shared = await take_shared(self.client, self.config, key, self.jobs.workspace(key), event.get("files") or [])
-        except ThreadError as exc:  # a thread whose folder cannot be made: begin() refuses it too
-            log.warning("files of thread %s not taken: %s", key, exc)
-            return Shared()
-        if shared.note:
-            await self.outbox.send(key, "files", notice_key("files", key.channel, event["ts"]), shared.note)
-        return shared
+        ws = self._workspace(key)
+        if ws is None:
+            return
+        _, shared = await self._shared(key, event, ws)
+        await self.begin(key, said.text + shared.words, user, ts, new=said.new, images=shared.images, ws=ws)
 
     async def _message(self, key: ThreadKey, event: dict[str, Any]) -> None:
-        await self.words(key, event.get("text", ""), event["user"], event["ts"], shared=await self._shared(key, event))
+        said = read(event.get("text", ""))  # what the message is, decided once
+        ws, shared = await self._shared(key, event)  # a reply's files are taken first, a command's too
+        if not isinstance(said, Said):
+            await self._command(key, event["user"], said)
+            return
+        await self.words(key, said, event["user"], event["ts"], shared=shared, ws=ws)
 
-    async def begin(self, key: ThreadKey, ask: str, user: str, ts: str, *, new: bool = False,
-                    archived: bool = False, images: Sequence[Image] = ()) -> None:
-        """Start the thread's first run (or its first after ``/new``, which ``archived`` the last):
-        reaction, the acknowledgement (which becomes the run's status line), the run."""
+    async def _command(self, key: ThreadKey, user: str, command: Command) -> None:
+        """``@flower /repo …`` (the channel's repository), ``@flower /limit …`` (its spend limits) and
+        ``@flower /policy`` (its settings), answered in the thread."""
+        if isinstance(command, RepoCommand):
+            if await self.repo.command(key, user, command.source, command.base):
+                await self.store.audit(user, "bind", (key.team, key.channel, key.thread_ts), command.source)
+        elif isinstance(command, LimitCommand):
+            await self.limits.command(key, user, command.scope, command.amount)
+        else:
+            await self.limits.policy(key, user)
+
+    def _workspace(self, key: ThreadKey) -> Path | None:
+        """The thread's workspace, made once per message that needs it; None (logged) when its folder
+        cannot be made: the thread is refused, nothing is taken or started."""
         try:
-            self.jobs.workspace(key)  # a thread whose folder cannot be made is refused here
+            return self.jobs.workspace(key)
         except ThreadError as exc:
             log.warning("refusing thread %s: %s", key, exc)
+            return None
+
+    async def _shared(self, key: ThreadKey, event: dict[str, Any],
+                      ws: Path | None = None) -> tuple[Path | None, Shared]:
+        """The files shared with ``event``: into the thread's inbox, named in its words, images for
+        the models; what was refused is said in the thread with the reason. With the workspace made
+        for them (``ws`` when made already; None when no file came, or the folder cannot be made)."""
+        files = event.get("files") or []
+        if not files:
+            return ws, Shared()
+        ws = ws or self._workspace(key)
+        if ws is None:  # a thread whose folder cannot be made: a start refuses it too
+            return None, Shared()
+        shared = await take_shared(self.client, self.config, key, ws, files)
+        if shared.note:
+            await self.outbox.send(key, "files", notice_key("files", key.channel, event["ts"]), shared.note)
+        return ws, shared
+
+    async def begin(self, key: ThreadKey, ask: str, user: str, ts: str, *, new: bool = False,
+                    archived: bool = False, images: Sequence[Image] = (), ws: Path | None = None) -> None:
+        """Start the thread's first run (or its first after ``/new``, which ``archived`` the last):
+        reaction, the acknowledgement (which becomes the run's status line), the run. ``ws``: the
+        thread's workspace, when made already."""
+        ws = ws or self._workspace(key)
+        if ws is None:  # a thread whose folder cannot be made is refused here
             return
         await react(self.client, key.channel, ts)
         accepted = render.started_message(fenced=self.config.sandbox, archived=archived)
@@ -179,16 +195,14 @@ class Intake:
         await self.outbox.send(key, "accepted", ack, accepted["text"], accepted["blocks"])
         if not new:  # /new is recorded by start_over
             await self.store.audit(user, "start", key, ask)
-        await self.jobs.start(key, ask, by=user, new=new, ack_key=ack, images=images)
+        await self.jobs.start(key, Start.request(ask, by=user, images=images, ack_key=ack, new=new), ws=ws)
 
-    async def words(self, key: ThreadKey, text: str, user: str, ts: str, *, shared: Shared = Shared()) -> None:
-        """A person's words in a known thread (and the files ``shared`` with them): /new, an answer,
-        an interruption, or a wake."""
-        if await self._command(key, user, text):
-            return
-        said = parse(text)
+    async def words(self, key: ThreadKey, said: Said, user: str, ts: str, *, shared: Shared = Shared(),
+                    ws: Path | None = None) -> None:
+        """A person's words in a known thread (and the files ``shared`` with them, into ``ws``): /new,
+        an answer, an interruption, or a start."""
         if said.new:
-            await self.start_over(key, said.text + shared.words, user, ts, images=shared.images)
+            await self.start_over(key, said.text + shared.words, user, ts, images=shared.images, ws=ws)
             return
         said_text, images = said.text + shared.words, shared.images
         if not said_text.strip():
@@ -204,10 +218,10 @@ class Intake:
             await react(self.client, key.channel, ts, "eyes")
             return
         await react(self.client, key.channel, ts)
-        await self.jobs.start(key, said_text, by=user, images=images)
+        await self.jobs.start(key, Start.reply(said_text, by=user, images=images), ws=ws)
 
     async def start_over(self, key: ThreadKey, text: str, user: str, ts: str | None,
-                         images: Sequence[Image] = ()) -> None:
+                         images: Sequence[Image] = (), ws: Path | None = None) -> None:
         """``/new …`` or the Start over button: stop, archive, then start fresh or ask what to do."""
         await self.store.audit(user, "new", key, text)
         await self.jobs.stop(key)
@@ -215,12 +229,13 @@ class Intake:
             if q.message_ts:
                 shown = render.closed_question_message(q.text, texts.CLOSED_STARTED_OVER, asked_by=q.asked_by)
                 await edit(self.client, key.channel, q.message_ts, shown["text"], shown["blocks"])
-        archived = await self.jobs.archive(key)
+        ws = ws or self.jobs.workspace(key)
+        archived = await self.jobs.archive(key, ws)
         if text:
             if ts:  # one reaction and one first reply: it says the last run was archived
-                await self.begin(key, text, user, ts, new=True, archived=archived, images=images)
+                await self.begin(key, text, user, ts, new=True, archived=archived, images=images, ws=ws)
             else:
-                await self.jobs.start(key, text, by=user, new=True, images=images)
+                await self.jobs.start(key, Start.request(text, by=user, images=images, new=True), ws=ws)
             return
         if ts:
             await react(self.client, key.channel, ts)

@@ -3,7 +3,7 @@
 
 A channel's own limit (in ``bot.db``'s ``limits``) overrides the ``FLOWER_LIMIT_*_USD`` default
 there; ``off`` removes it. Every change is in the audit trail. A run paused at a limit goes on
-when someone replies after the limit was raised (``bot.runs.spend``).
+when someone replies after the limit was raised (``bot.runs.spend_book``).
 
 The installation's admins may set any scope; a channel's own admins set ``request``, ``thread``
 and ``channel``, and may only lower ``user`` and ``month`` there (``bot.settings.limits.lowers``): those
@@ -24,7 +24,7 @@ from bot.render import messages as render
 from bot.render import texts
 from bot.render.limit_notices import limits_message, policy_message
 from bot.render.notices import cost
-from bot.runs.spend import SpendBook, installation_admins
+from bot.runs.spend_book import SpendBook, installation_admins
 from bot.settings.config import Config
 from bot.settings.limits import INSTALLATION, SCOPES, cap, lowers, month_start, parse_usd
 from bot.store.bot_store import BotStore

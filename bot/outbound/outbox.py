@@ -1,6 +1,6 @@
 """Posting to Slack: notices go through the store's outbox (each posted once, in order, retried);
-quick calls (reactions, ephemerals, edits: ``bot.outbound.quick``, importable from here too) go
-straight to the Web API.
+quick calls (reactions, ephemerals, edits, permalinks: the end of this module) go straight to
+the Web API.
 
 429s and 500/503 are retried inside slack_sdk (``bot.main.web_client``); what else Slack answers
 is sorted by ``bot.outbound.api_errors.classify``. A refused token stops posting for good (one ERROR
@@ -12,6 +12,9 @@ Slack refused is retried a few times, then given up. One failed notice holds bac
 of its thread: their order is kept. With several replicas (``bot.store.replicas``) each item is
 claimed before it is posted, so one replica posts it; one that takes over a dead replica's claim
 looks in the thread first.
+
+Quick calls (``react``, ``ephemeral``, ``edit``, ``permalink``): what needs no outbox behind it, one
+call, its failure logged in one line.
 """
 
 from __future__ import annotations
@@ -28,13 +31,12 @@ from bot.core.split_text import split_text, utf16_len
 from bot.core.thread import ThreadKey
 from bot.errors import SlackAuthError
 from bot.outbound.api_errors import SLACK_FAILED, UNREACHABLE, classify, error_code
-from bot.outbound.quick import edit, ephemeral, react
 from bot.store.bot_store import BotStore, StoreError
 from bot.store.replicas import Replicas, Solo
 
 log = logging.getLogger(__name__)
 
-__all__ = ["NOTICE_EVENT", "SLACK_FAILED", "UNREACHABLE", "Outbox", "backoff_s", "edit", "ephemeral", "react"]
+__all__ = ["EDIT_TRIES", "NOTICE_EVENT", "Outbox", "SLACK_FAILED", "UNREACHABLE", "backoff_s", "edit", "ephemeral", "permalink", "react"]
 
 RETRY_AFTER_S = 5.0
 MAX_ATTEMPTS = 5  # for posts Slack refused; unreachable ones never run out
@@ -300,3 +302,60 @@ class Outbox:
         log.warning("posting %s %r failed (attempt %d): %s", item.kind, item.dedupe_key, item.attempts + 1, exc)
         await self.store.mark_failed(item.id, str(exc), again)
         return False
+
+
+# -- Quick calls (``react``, ``ephemeral``, ``edit``, ``permalink``) -------------------------------
+
+
+EDIT_TRIES = 3
+
+
+async def react(client: AsyncWebClient, channel: str, ts: str, name: str = "eyes") -> None:
+    """Add a reaction; one already there is fine (a redelivered event, a second reply)."""
+    try:
+        await client.reactions_add(channel=channel, timestamp=ts, name=name)
+    except SLACK_FAILED as exc:
+        if not (isinstance(exc, SlackApiError) and exc.response.get("error") == "already_reacted"):
+            log.warning("reactions.add %s on %s/%s failed: %s", name, channel, ts, exc)
+
+
+async def ephemeral(client: AsyncWebClient, channel: str, user: str, text: str, thread_ts: str | None = None,
+                    blocks: list[dict[str, Any]] | None = None) -> None:
+    """A message only ``user`` sees (refusals, late clicks); failures are logged, not raised."""
+    try:
+        await client.chat_postEphemeral(channel=channel, user=user, text=text, thread_ts=thread_ts, blocks=blocks)
+    except SLACK_FAILED as exc:
+        log.warning("chat.postEphemeral to %s in %s failed: %s", user, channel, exc)
+
+
+async def edit(client: AsyncWebClient, channel: str, ts: str, text: str,
+               blocks: list[dict[str, Any]] | None = None) -> bool:
+    """Edit a message in place; False (logged) when Slack refused it or stayed unreachable.
+
+    An edit is best effort: it must not fail the run that made it. Being idempotent, it is tried
+    again (``EDIT_TRIES`` times in all) when the network dropped; 429 and 5xx are the client's.
+    """
+    for attempt in range(1, EDIT_TRIES + 1):
+        try:
+            await client.chat_update(channel=channel, ts=ts, text=text, blocks=blocks or [])
+            return True
+        except UNREACHABLE as exc:
+            if attempt == EDIT_TRIES:
+                log.warning("chat.update of %s/%s failed %d times: %s", channel, ts, attempt, exc)
+                return False
+            await asyncio.sleep(0.5 * attempt)
+        except SlackApiError as exc:
+            log.warning("chat.update of %s/%s failed: %s", channel, ts, exc)
+            return False
+    return False
+
+
+async def permalink(client: AsyncWebClient, channel: str, ts: str) -> str:
+    """The message's permalink (``chat.getPermalink``), or "" when Slack does not give one (logged):
+    whoever shows the link says what it points at without it."""
+    try:
+        got = await client.chat_getPermalink(channel=channel, message_ts=ts)
+        return str(got.get("permalink") or "")
+    except SLACK_FAILED as exc:
+        log.info("no permalink for %s in %s: %s", ts, channel, exc)
+        return ""

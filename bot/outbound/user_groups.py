@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.outbound.quick import SLACK_FAILED
+from bot.outbound.outbox import SLACK_FAILED
 
 log = logging.getLogger(__name__)
 

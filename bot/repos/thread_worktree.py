@@ -1,7 +1,8 @@
 """A thread in a bound channel works in its own ``git worktree`` at ``<workspace>/repo``.
 
-The engine then runs with ``isolate=True`` in that worktree, so its workbench (brief, goal, Q&A
-log) lives beside it at ``<workspace>/.flower-repo``: outside the branch, kept across ``/new``.
+The engine then runs with ``isolate=True`` in that worktree (``bot.runs.run.thread_run`` builds
+that run), so its workbench (brief, goal, Q&A log) lives beside it at ``<workspace>/.flower-repo``:
+outside the branch, kept across ``/new``.
 Everything here is blocking git work: call it through ``asyncio.to_thread``.
 """
 
@@ -11,14 +12,12 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from bot.core.thread import ThreadKey, run_dir
 from bot.errors import RepoError
 from bot.repos.bindings import Binding, Bindings, fetch
 from bot.repos.linked import checked_git_dir, common_dir
 from bot.repos.worktrees import Worktree, known_repos, open_worktree, remove_worktree, slugify, worktree_at
-from engine import StarterRun
 from engine.authoring import starter_paths
 from engine.host import beneath, write_json_atomic
 
@@ -26,8 +25,8 @@ REPO_DIR = "repo"
 FRESH_MARK = ".repo-fresh"  # in run_dir: the next run opens a new branch (``/new`` without words)
 OWNED_FILE = "worktree.json"  # in run_dir (the bot's, unreadable to the run): the branch and base it opened
 
-__all__ = ["REPO_DIR", "is_bound_thread", "mark_fresh", "open_for_thread", "seen_from_the_run", "thread_run",
-           "thread_slug", "thread_workbench", "thread_worktree", "worktree_git"]
+__all__ = ["REPO_DIR", "excluding_placeholders", "is_bound_thread", "mark_fresh", "open_for_thread",
+           "seen_from_the_run", "thread_slug", "thread_workbench", "thread_worktree", "worktree_git"]
 
 
 def thread_slug(ask: str, thread_ts: str) -> str:
@@ -59,22 +58,6 @@ def seen_from_the_run(ws: Path, path: Path) -> str:
     return os.path.relpath(path, ws / REPO_DIR if bound else ws)
 
 
-def thread_run(ws: Path, **options: Any) -> StarterRun:
-    """The engine's run for thread folder ``ws`` (``options``: more ``StarterRun`` arguments).
-
-    A bound thread runs in its worktree with the workbench beside it, and its workers work in
-    that worktree itself. Measured with CLI 2.1.332: a worker's ``isolation="worktree"`` puts its
-    worktree under the MAIN checkout's ``.claude/worktrees/``, branched from the main checkout's
-    HEAD, so the bound checkout gets touched and the worker's commits miss the thread's branch;
-    the thread's worktree already keeps threads apart.
-    """
-    bound = is_bound_thread(ws)
-    if bound and options.get("env") is not None:
-        options["env"] = _excluding_placeholders(ws, options["env"])
-    return StarterRun(ws / REPO_DIR if bound else ws, run_dir=run_dir(ws), isolate=bound,
-                      shared_worktree=bound, **options)
-
-
 # What Claude Code's sandbox mounts over protected names missing from the working folder (measured with
 # CLI 2.1.332; upstream claude-code #78419): `git add -A` aborts on them ("can only add regular files")
 # and `git status` lists them, so a bound thread's commands get them as excludes (root only).
@@ -86,7 +69,7 @@ PLACEHOLDERS = (".bash_profile", ".bashrc", ".claude/agents", ".claude/commands"
 EXCLUDE_FILE = ".git-exclude"  # in the workbench beside the worktree: readable by commands, outside the branch
 
 
-def _excluding_placeholders(ws: Path, env: Mapping[str, str]) -> dict[str, str]:
+def excluding_placeholders(ws: Path, env: Mapping[str, str]) -> dict[str, str]:
     """``env`` plus git's ``core.excludesFile`` naming the placeholders, through ``GIT_CONFIG_*``
     (after any the environment already has; the sandbox appends its own after these)."""
     wb = starter_paths(ws / REPO_DIR, isolate=True).workbench

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from bot.render.messages import Payload, StatusState, doing_words, event_notice, status_message, verdict_message
 from bot.runs.shared_files import own_words
-from bot.runs.spend import Reached
+from bot.runs.spend_book import Reached
 from engine import Event
 from engine.authoring import WORK_STEP
 from engine.events import (

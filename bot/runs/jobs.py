@@ -1,8 +1,9 @@
 """Background runs: one asyncio task per thread, at most ``max_runs`` at once, restart recovery.
 
 ``Jobs`` only schedules: slots and the queue, Stop, a shutdown, a takeover, and which threads to
-resume after a restart. Each start builds one ``ThreadRun`` (``bot.runs.run``), which owns the run;
-``bot.runs.conclusion`` says how it ended. Stop cancels the task (the engine's lineage keeps the
+resume after a restart. Each start, a ``Start`` (``bot.runs.start``) built where it was decided,
+builds one ``ThreadRun`` (``bot.runs.run``) with the thread's row and workspace; the run owns it;
+``bot.runs.ending`` says how it ended. Stop cancels the task (the engine's lineage keeps the
 session, so a later word continues it); a parked run waits for its question's answer
 (``take_up``); a shutdown or a kill leaves the thread active, so the next start resumes it by
 itself, editing the same status message. Words said while a run is queued or ending wait in
@@ -27,15 +28,16 @@ from bot.outbound.assistant import AssistantStatus
 from bot.outbound.outbox import Outbox
 from bot.render import texts
 from bot.render.failures import refusal_reason
-from bot.repos.thread_worktree import mark_fresh, thread_run
-from bot.runs import conclusion, tally
-from bot.runs.outcome import Failed, Outcome, Parked, ShutDown, Stopped
+from bot.repos.thread_worktree import mark_fresh
+from bot.runs import tally
+from bot.runs.ending import Ending, Failed, Outcome, Parked, ShutDown, Stopped
 from bot.runs.pull_requests import PullRequests
 from bot.runs.question_posts import QuestionPosts
 from bot.runs.refused import in_the_workbench, refusing
 from bot.runs.request import SavedRequest
-from bot.runs.run import BotOptions, Services, ThreadRun
-from bot.runs.spend import SpendBook
+from bot.runs.run import BotOptions, Services, ThreadRun, thread_run
+from bot.runs.spend_book import SpendBook
+from bot.runs.start import Start
 from bot.runs.start_gate import StartGate
 from bot.runs.transport import Answers
 from bot.settings.config import Config
@@ -62,6 +64,9 @@ class Jobs:
             pull_requests=PullRequests(config=config, store=store, client=client, outbox=outbox,
                                        retry=options.forge_retry),
             spend=SpendBook(store, config, metrics), metrics=metrics)
+        self._ending = Ending(config=config, store=store, client=client, outbox=outbox,
+                              sessions=self._services.sessions, metrics=metrics,
+                              pull_requests=self._services.pull_requests)
         self._slots = asyncio.Semaphore(config.max_runs)
         self._runs: dict[ThreadKey, ThreadRun] = {}
         self._queue: list[ThreadKey] = []
@@ -100,16 +105,12 @@ class Jobs:
         """The thread's workspace folder, created with its run_dir."""
         return ensure_workspace(self.config.home, key)
 
-    async def start(self, key: ThreadKey, ask: str, *, by: str = "", new: bool = False,
-                    banner_key: str | None = None, status_ts: str | None = None, ack_key: str | None = None,
-                    resumed: bool = False, restart_notice: float | None = None,
-                    images: Sequence[Image] = ()) -> bool:
-        """Queue a run for the thread; False when one is already going or starting there (one run
-        per thread), or the bot is closing.
+    async def start(self, key: ThreadKey, start: Start, *, ws: Path | None = None) -> bool:
+        """Queue ``start``'s run for the thread; False when one is already going or starting there
+        (one run per thread), or the bot is closing.
 
-        ``status_ts`` is the thread's status message to keep editing instead of posting a new one;
-        ``ack_key`` the outbox key of the request's acknowledgement, which becomes it; ``images``
-        the pictures shared with the request (the models see them; a restart sees only their names).
+        The thread's row is read here, once per start, and handed to the run with its workspace:
+        ``ws`` when the caller made it already, else made here.
         """
         key = ThreadKey(*key)
         if self.busy(key) or key in self._starting or self._closing:
@@ -117,17 +118,16 @@ class Jobs:
         self._starting.add(key)  # a second start for this thread (a reply and a click at once) stops here
         try:
             thread = await self.store.get_thread(key)
-            continuing = thread is not None and thread.state == "limited" and not new
+            continuing = thread is not None and thread.state == "limited" and not start.new
             if thread is None or thread.state != "queued":  # still queued from before a restart: same place in line
                 thread = await self.store.upsert_thread(key, workspace=folder_name(key), state="queued",
-                                                        created_by=by or None)
+                                                        created_by=start.by or None)
             if self._closing:  # close() ran while this start awaited: the next start resumes the thread
                 return False
-            run = ThreadRun(key, self._services, ask=ask, new=new, banner_key=banner_key, status_ts=status_ts,
-                            by=by, continuing=continuing, images=images,
-                            ack_key=ack_key, resumed=resumed, restart_notice=restart_notice, queued_at=thread.updated_at)
-            if not new:
-                run.first = await asyncio.to_thread(run.request.keep_first, ask)
+            run = ThreadRun(key, self._services, start, ws=ws or self.workspace(key), thread=thread,
+                            continuing=continuing)
+            if not start.new:
+                run.first = await asyncio.to_thread(run.request.keep_first, start.words)
             run.task = asyncio.create_task(self._run(run), name=f"flower-run-{folder_name(key)}")
             self._runs[key] = run
             return True
@@ -164,13 +164,14 @@ class Jobs:
             self._follow(run)
         return True
 
-    async def archive(self, key: ThreadKey) -> bool:
+    async def archive(self, key: ThreadKey, ws: Path | None = None) -> bool:
         """``/new``, the one place it is done: the brief, goal, lineage and request go into the
         workbench's archive (the engine begins a new request), the follow-ups count from 1 again, a
         bound thread's next run opens a fresh branch (the old one stays), and the agent session is
         closed. False when there was nothing to archive. Raises ``RunFilesRefused`` when a link or
-        FIFO the run made stands in the way (nothing is moved then)."""
-        ws = self.workspace(key)
+        FIFO the run made stands in the way (nothing is moved then). ``ws``: the thread's workspace,
+        when the caller made it already."""
+        ws = ws or self.workspace(key)
 
         def archive() -> bool:  # blocking file and git work, off the event loop
             starter = thread_run(ws)
@@ -236,8 +237,8 @@ class Jobs:
         """Start the thread's run again where it stopped (``ThreadRun.prepare`` decides how); the
         same status message is edited, not posted again. A queued run had not begun: nothing to redo."""
         notice = thread.updated_at if restarted and thread.state != "queued" else None
-        return await self.start(thread.key, "", banner_key=banner_key, status_ts=thread.status_ts, resumed=True,
-                                restart_notice=notice)
+        return await self.start(thread.key, Start.resume(status_ts=thread.status_ts, banner_key=banner_key,
+                                                         restart_notice=notice))
 
     async def close(self) -> None:
         """Cancel every run, leaving their threads active for the next start to resume."""
@@ -267,15 +268,16 @@ class Jobs:
         key = run.key
         if self._slots.locked():  # told at once, in the order the starts came
             self._queue.append(key)
-            await self.outbox.send(key, "queued", notice_key("queued", key, run.queued_at),
+            await self.outbox.send(key, "queued", notice_key("queued", key, run.thread.updated_at),
                                    texts.RUN_QUEUED_BEHIND.format(place=len(self._queue)))
         try:
             outcome = await self._outcome(run)
         finally:
             if key in self._queue:
                 self._queue.remove(key)
-        await conclusion.conclude(run, outcome)
-        await conclusion.after(run, outcome)  # still this thread's task: the next run waits
+        await self._ending.conclude(key, outcome, ws=run.ws, starter=run.starter, since=run.thread.created_at,
+                                    feed=run.feed, surfaces=run.surfaces, bound=run.bound)
+        await self._ending.after(key, outcome, bound=run.bound)  # still this thread's task: the next run waits
         if isinstance(outcome, (ShutDown, Stopped)):
             raise asyncio.CancelledError  # the task ends cancelled, as asked; words said meanwhile wait
         if not self._closing and await self.store.inbox_waiting(key):  # words said while it ended
@@ -334,4 +336,4 @@ class Jobs:
             return  # a run going there takes the words itself
         items = await self.store.drain_inbox(run.key)
         if items:
-            await self.start(run.key, "\n".join(item.text for item in items), by=items[-1].by)
+            await self.start(run.key, Start.reply("\n".join(item.text for item in items), by=items[-1].by))

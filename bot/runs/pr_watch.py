@@ -38,14 +38,14 @@ from bot.forge.client import Forge, PullRequest, Retry, forge_for
 from bot.forge.markers import own
 from bot.forge.pages import Where
 from bot.forge.reviews import Check, Conditional, Remark
-from bot.outbound.outbox import Outbox, ephemeral
-from bot.outbound.quick import permalink
+from bot.outbound.outbox import Outbox, ephemeral, permalink
 from bot.render import pr_feedback as say
 from bot.render import texts
 from bot.render.controls import thread_value
 from bot.runs.jobs import Jobs
 from bot.runs.pr_state import Batch, Watch
 from bot.runs.pull_requests import PullRequests, Target
+from bot.runs.start import Start
 from bot.settings.config import Config
 from bot.store.bot_store import BotStore, StoreError
 from bot.store.pr_rows import WatchedPullRequest
@@ -247,8 +247,9 @@ class PrWatch:
         """Start the follow-up on ``batch`` as ``by`` ("" by itself), or give it to the run going
         now; False when neither can take it this moment (a run starting or the bot closing)."""
         ask = say.follow_up_request(batch.remarks, batch.checks, ref=ref, sha=batch.sha, language=self.config.language)
-        if not await self.jobs.interrupt(key, ask, by=by) and not await self.jobs.start(key, ask, by=by):
-            return False
+        if not await self.jobs.interrupt(key, ask, by=by):  # else a reply, from the forge: its own start
+            if not await self.jobs.start(key, Start.reply(ask, by=by)):
+                return False
         batch.taken = True
         if batch.remarks:  # replied to after the push that moves the branch off ``pushed``
             watch.addressing, watch.addressing_from = batch.id, pushed

@@ -29,8 +29,7 @@ from bot.forge.client import Forge, PullRequest, Retry, forge_for
 from bot.forge.markers import own
 from bot.forge.push import branch_commit, commits_between, delete_branch, push_branch
 from bot.forge.remote import ForgeRepo, recognise
-from bot.outbound.outbox import Outbox
-from bot.outbound.quick import permalink
+from bot.outbound.outbox import Outbox, permalink
 from bot.render import messages as render
 from bot.render import pull_request as pr_text
 from bot.render import texts

@@ -5,7 +5,7 @@ engine ``StarterRun``, the wake state read once, the saved request (``bot.runs.r
 the run's state (stopping, parked, abandoned); ``/new`` archived the last run before it
 (``Jobs.archive``), so the first reply can say so. Its events reach one list of subscribers: the status message
 (``bot.runs.status_feed``) and Slack's agent surfaces (``bot.runs.surfaces``). Every run ends in
-one typed ``Outcome`` (``bot.runs.outcome``), said in the thread by ``bot.runs.conclusion``.
+one typed ``Outcome``, recorded and said in the thread by ``bot.runs.ending``.
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.core.thread import ThreadKey, ensure_workspace, folder_name, notice_key, run_dir
+from bot.core.thread import ThreadKey, folder_name, notice_key, run_dir
 from bot.errors import RepoError
 from bot.forge.client import Retry
 from bot.ops.metrics import Metrics
@@ -28,16 +29,16 @@ from bot.outbound.outbox import Outbox
 from bot.render import messages as render
 from bot.render import notices
 from bot.repos.bindings import Binding
-from bot.repos.thread_worktree import open_for_thread, thread_run, worktree_git
+from bot.repos.thread_worktree import REPO_DIR, excluding_placeholders, is_bound_thread, open_for_thread, worktree_git
 from bot.repos.worktrees import Worktree
 from bot.runs import tally
+from bot.runs.ending import Failed, Finished, Limited, Nothing, Outcome, Parked, ShutDown, Stopped, elapsed, spent
 from bot.runs.events_view import RunStatus
-from bot.runs.final import Totals, totals
-from bot.runs.outcome import Failed, Finished, Limited, Nothing, Outcome, Parked, ShutDown, Stopped
 from bot.runs.pull_requests import PullRequests
 from bot.runs.question_posts import QuestionPosts
 from bot.runs.request import SavedRequest
-from bot.runs.spend import RunSpend, SpendBook
+from bot.runs.spend_book import RunSpend, SpendBook
+from bot.runs.start import Start
 from bot.runs.start_gate import START_AT_ONCE
 from bot.runs.status_feed import StatusFeed
 from bot.runs.surfaces import Surfaces
@@ -45,15 +46,31 @@ from bot.runs.transport import Answers, SlackTransport
 from bot.settings.agent_env import with_thread_attributes
 from bot.settings.config import Config
 from bot.settings.policy import ChannelPolicy
-from bot.settings.sandbox import thread_sandbox
-from bot.store.bot_store import BotStore
+from bot.settings.sandbox_check import thread_sandbox
+from bot.store.bot_store import BotStore, Thread
 from bot.store.replicas import HEARTBEAT_S, LEASE_S
 from engine import Event, Image, Resilience, StarterRun, WakeState
 from engine.authoring import Question
 from engine.events import RetryScheduled
 from engine.host import file_work
 
-__all__ = ["BotOptions", "Services", "ThreadRun"]
+__all__ = ["BotOptions", "Services", "ThreadRun", "thread_run"]
+
+
+def thread_run(ws: Path, **options: Any) -> StarterRun:
+    """The engine's run for thread folder ``ws`` (``options``: more ``StarterRun`` arguments). Blocking.
+
+    A bound thread runs in its worktree (``bot.repos.thread_worktree``) with the workbench beside
+    it, and its workers work in that worktree itself. Measured with CLI 2.1.332: a worker's
+    ``isolation="worktree"`` puts its worktree under the MAIN checkout's ``.claude/worktrees/``,
+    branched from the main checkout's HEAD, so the bound checkout gets touched and the worker's
+    commits miss the thread's branch; the thread's worktree already keeps threads apart.
+    """
+    bound = is_bound_thread(ws)
+    if bound and options.get("env") is not None:
+        options["env"] = excluding_placeholders(ws, options["env"])
+    return StarterRun(ws / REPO_DIR if bound else ws, run_dir=run_dir(ws), isolate=bound,
+                      shared_worktree=bound, **options)
 
 
 @dataclass
@@ -103,22 +120,17 @@ class ThreadRun:
     """Thread ``key``'s run for one start: ``prepare`` (no slot needed), ``go`` (in a slot), and
     the verbs ``Jobs`` relays: ``hear`` a person's words, ``park``, ``cancelled``.
 
-    ``restart_notice`` (the thread row's ``updated_at``) says the thread hears that a restart
-    resumed it; ``queued_at`` keys its one "Queued" notice per wait."""
+    ``start`` is what this start is (``bot.runs.start``), ``ws`` the thread's workspace and
+    ``thread`` its row, both made or read once by ``Jobs.start``; ``continuing``: a reply after a
+    spend limit paused the thread, so the same request goes on."""
 
-    def __init__(self, key: ThreadKey, services: Services, *, ask: str, new: bool = False,
-                 banner_key: str | None = None, status_ts: str | None = None, ack_key: str | None = None,
-                 resumed: bool = False, by: str = "", continuing: bool = False,
-                 restart_notice: float | None = None, queued_at: float = 0.0, images: Sequence[Image] = ()) -> None:
-        self.key, self.s = key, services
-        self.ws = ensure_workspace(services.config.home, key)
-        self.request = SavedRequest(self.ws)
-        self.ask, self.new, self.banner_key, self.status_ts = ask, new, banner_key, status_ts
-        self.ack_key = ack_key  # the request's acknowledgement: once posted, edited into the status line
-        self.resumed, self.restart_notice, self.queued_at = resumed, restart_notice, queued_at
-        self.by = by  # who asked (the request's person in the ledger; a resumed run: the thread's)
-        self.continuing = continuing  # a reply after a spend limit: the same request goes on
-        self.images = tuple(images)  # shared with the request: its first steps see them
+    def __init__(self, key: ThreadKey, services: Services, start: Start, *, ws: Path, thread: Thread,
+                 continuing: bool = False) -> None:
+        self.key, self.s, self.start, self.ws, self.thread = key, services, start, ws, thread
+        self.request = SavedRequest(ws)
+        self.ask = start.words  # what the run is asked: prepare() reads a resumed run's from its saved request
+        self.by = start.by or thread.created_by  # the request's person in the ledger ("" the thread's)
+        self.continuing = continuing
         self.spend: RunSpend | None = None
         self.policy: ChannelPolicy = services.config.base_policy()  # the channel's, read by prepare()
         self.task: asyncio.Task[None] | None = None
@@ -169,7 +181,7 @@ class ThreadRun:
         self.policy = self.s.config.for_channel(self.key.channel)  # read once per run: an edit counts from the next
         try:  # a bound channel: the thread's own worktree and branch (git work off the event loop)
             self.bound = await asyncio.to_thread(open_for_thread, self.s.config.home, self.key, self.ws, rd,
-                                                 self.ask if self.new or not saved else saved, new=self.new)
+                                                 self.ask if self.start.new or not saved else saved, new=self.start.new)
             runtime = {"resilience": Resilience(wait_out_storms=True), **(self.s.options.runtime or {}),
                        "spend": lambda spent: self.spend.guard(spent) if self.spend is not None else None}
             if self.s.config.sandbox:
@@ -181,23 +193,21 @@ class ThreadRun:
         self.starter = self._starter(runtime)
         # the brief, goal and lineage are the run's files: read in their own pool, never the shared one
         self.state = state = await file_work(self.starter.wake_state, what="reading the run's brief, goal and lineage")
-        if self.resumed:  # the work step wakes; an unfinished clarify is redone from the saved request
+        if self.start.resumed:  # the work step wakes; an unfinished clarify is redone from the saved request
             self.ask = "" if state.waking else saved
             if not state.waking and not self.ask:
                 return Nothing()
             await self._restarted(state)
-        elif self.ask and not self.new and not state.waking and saved and not self.first:
+        elif self.ask and not self.start.new and not state.waking and saved and not self.first:
             # words for a stopped run still confirming the requirement: the request stays as it was,
             # and the words reach the resumed clarifier as an interruption (not a new request)
             self.words, self.ask = self.ask, saved
-        if state.waking and self.ask.strip() and not (self.resumed or self.continuing):
+        if state.waking and self.ask.strip() and not (self.start.resumed or self.continuing):
             await asyncio.to_thread(self.starter.begin_request)  # a follow-up: its own cost, rounds and time
-        if self.ask and (self.new or not state.waking):
+        if self.ask and (self.start.new or not state.waking):
             await asyncio.to_thread(self.request.save, self.ask)
-        self.title = (self.ask if self.new else saved) or self.ask
+        self.title = (self.ask if self.start.new else saved) or self.ask
         spent = await asyncio.to_thread(self.starter.totals)
-        thread = await self.s.store.get_thread(self.key)
-        self.by = self.by or (thread.created_by if thread is not None else "") or ""
         self.spend = await self.s.spend.open(self.key, self.by, request=spent.request_began or 0.0,
                                              request_spent=spent.request.cost_usd, thread_spent=spent.thread.cost_usd)
         return None
@@ -212,7 +222,7 @@ class ThreadRun:
                                    or run.abandoned,
                                    # asked before this run was resumed: by its life before a restart,
                                    # or on a replica that died (this replica may be older than that ask)
-                                   replay_before=self.created_at if self.resumed else None)
+                                   replay_before=self.created_at if self.start.resumed else None)
         policy = self.policy
         env = with_thread_attributes(s.config.agent_env if policy.agent_env is None else policy.agent_env,
                                      thread=folder_name(self.key), channel=self.key.channel)
@@ -235,7 +245,7 @@ class ThreadRun:
         its first CLI is up. A cancel propagates (``cancelled`` says what it meant)."""
         starter, state, s = self.starter, self.state, self.s
         assert starter is not None and state is not None, "prepare() first"
-        if self.bound is not None and not self.new and self.ask.strip():  # woken by words: its PR may be over
+        if self.bound is not None and not self.start.new and self.ask.strip():  # woken by words: its PR may be over
             await s.pull_requests.woken(self.key, self.bound[1].branch)
         banner_ts = await self._wake_banner(state)
         for item in await s.store.drain_inbox(self.key):  # said while queued, maybe before a restart
@@ -262,12 +272,12 @@ class ThreadRun:
             for subscriber in subscribers:
                 subscriber.put(event)
 
-        ack = await s.store.sent_ts(self.ack_key) if self.ack_key and not self.status_ts else None
-        await self.feed.open(self.status_ts or ack or banner_ts)
+        ack = await s.store.sent_ts(self.start.ack_key) if self.start.ack_key and not self.start.status_ts else None
+        await self.feed.open(self.start.status_ts or ack or banner_ts)
         self.feed.start()
         surfaces.start()
         try:
-            result = await starter.run(self.ask, words=self.words, on_event=on_event, images=self.images)
+            result = await starter.run(self.ask, words=self.words, on_event=on_event, images=self.start.images)
         finally:
             for subscriber in subscribers:
                 await asyncio.shield(subscriber.close())
@@ -282,44 +292,33 @@ class ThreadRun:
             spent = await asyncio.to_thread(self.starter.totals)
             await self.s.spend.reconcile(self.key, self.by, self.spend.request, spent.thread.cost_usd)
 
-    async def totals(self) -> Totals:
-        """The request's totals now: one cost and one elapsed for the status line and the summary."""
-        since = await self._since(self.feed.status.started if self.feed else None)
-        if self.starter is None:
-            return Totals(0.0, 0, max(0.0, time.time() - since), time.time())
-        return await asyncio.to_thread(totals, self.starter, since)
-
     async def _status(self) -> RunStatus:
-        """The status line's start: the thread's first request, and what its earlier runs spent and judged."""
-        sums = await self.totals()
-        return RunStatus(started=time.time() - sums.elapsed_s, cost_before=sums.cost, rounds_before=sums.rounds,
-                         unfenced=not self.s.config.sandbox)
-
-    async def _since(self, fallback: float | None = None) -> float:
-        """When the thread's first request came (``threads.created_at``)."""
-        thread = await self.s.store.get_thread(self.key)
-        return thread.created_at if thread is not None else fallback or time.time()
+        """The status line's start: when the request began, and what its earlier runs spent and judged."""
+        totals = await spent(self.starter)
+        at = time.time()
+        return RunStatus(started=at - elapsed(totals, self.thread.created_at, at), cost_before=totals.request.cost_usd,
+                         rounds_before=totals.request.rounds, unfenced=not self.s.config.sandbox)
 
     async def _restarted(self, state: WakeState) -> None:
         """After a restart: the thread hears that the run goes on, or confirms the requirement again."""
-        if self.restart_notice is None:
+        if self.start.restart_notice is None:
             return
         pending = await self.s.store.pending_questions(self.key)  # still answerable: the run asks it again
         if not state.waking or pending:  # a waking run without one is told by its wake banner
             notice = notices.restarted_notice(not state.waking, pending[-1].text if pending else "")
-            await self.s.outbox.send(self.key, "resume", notice_key("resume", self.key, self.restart_notice),
+            await self.s.outbox.send(self.key, "resume", notice_key("resume", self.key, self.start.restart_notice),
                                      notice["text"])
 
     async def _wake_banner(self, state: WakeState) -> str | None:
         """Say the run picks up where it left off. A follow-up has no status message yet: its
         banner is its acknowledgement and becomes its status line (its ts is returned)."""
-        if not state.waking or self.new:
+        if not state.waking or self.start.new:
             return None
         # a person's words woke it: one more follow-up (a restart or a take-up brings no words)
         follow_up = await asyncio.to_thread(tally.count_follow_up, run_dir(self.ws)) if self.ask.strip() else 0
         banner = render.wake_banner(follow_up=follow_up, checks=state.checks, said=self.ask)
-        key = notice_key("wake", self.key, state.woke, self.banner_key or "")
-        if self.status_ts is None:
+        key = notice_key("wake", self.key, state.woke, self.start.banner_key or "")
+        if self.start.status_ts is None:
             return await self.s.outbox.post(self.key, "wake", key, banner["text"], banner["blocks"])
         await self.s.outbox.send(self.key, "wake", key, banner["text"], banner["blocks"])
         return None

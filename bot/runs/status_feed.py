@@ -15,8 +15,7 @@ import time
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core.thread import ThreadKey, folder_name, notice_key
-from bot.outbound.outbox import Outbox, edit
-from bot.outbound.quick import permalink
+from bot.outbound.outbox import Outbox, edit, permalink
 from bot.render import controls
 from bot.render.messages import StatusState
 from bot.runs.events_view import RunStatus

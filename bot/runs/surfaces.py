@@ -2,7 +2,7 @@
 thread's agent session (``bot.outbound.agent_sessions``: processing while a step works, suspended
 while a question waits) or, where Slack has no sessions, the "is working on …" status line
 (``bot.outbound.assistant``), fed the run's events in order. How the run ended moves the session on
-(``bot.runs.conclusion``).
+(``bot.runs.ending``).
 
 They follow the events in a task of their own, beside the status feed, so a slow post of the
 checklist never holds the status message up, and a failure here is logged, never the run's.

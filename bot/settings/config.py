@@ -23,7 +23,7 @@ from bot.forge.remote import DEFAULT_GITHUB_API, DEFAULT_GITLAB_URL, ForgeSettin
 from bot.settings.agent_env import agent_env, extra_names
 from bot.settings.limits import Limits
 from bot.settings.policy import ChannelPolicy, Policy
-from bot.settings.sandbox import default_domains
+from bot.settings.sandbox_check import default_domains
 from bot.settings.values import (
     CHANNEL_ID,
     USER_ID,
@@ -90,7 +90,7 @@ class Config:
     question_wait_s: float = 1800.0  # then the run goes on with the question's default, or is parked
     agent_env: Mapping[str, str] = field(default_factory=dict)  # what a run's CLI gets (bot.settings.agent_env)
     allow_everyone: bool = False  # FLOWER_ALLOW_EVERYONE=1: no allow-list is the operator's choice
-    sandbox: bool = True  # FLOWER_SANDBOX=off: runs are not fenced in (bot.settings.sandbox)
+    sandbox: bool = True  # FLOWER_SANDBOX=off: runs are not fenced in (bot.settings.sandbox_check)
     sandbox_domains: tuple[str, ...] = default_domains(None)  # FLOWER_SANDBOX_DOMAINS
     settings_files: tuple[Path, ...] = ()  # the .env files read: hidden from runs
     language: str = "en"  # FLOWER_LANGUAGE: what the models are told and the workspace files are named (en, zh)

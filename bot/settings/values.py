@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 from bot.core.outside_text import mask_credentials
 from bot.errors import ConfigError
-from bot.settings.sandbox import default_domains
+from bot.settings.sandbox_check import default_domains
 
 __all__ = ["CHANNEL_ID", "PERSON_OR_GROUP", "USER_ID", "base_url", "domains", "flag", "ids",
            "listen_host", "seconds", "switch", "whole_number"]

@@ -1,7 +1,7 @@
 """The plumbing under ``PgBotStore``: the bot's sync operations on PostgreSQL, through the engine's pool.
 
 ``engine.PgDatabase`` owns the asyncpg pool (on its own loop thread), the first-use migration
-(component ``"bot"``, ``bot.store.pg_schema``) and the ``StoreError`` for every PostgreSQL or
+(component ``"bot"``, ``bot.store.pg_tables``) and the ``StoreError`` for every PostgreSQL or
 connection failure. Each operation of the mixins, a sync ``fn(conn, *args)``, runs whole in a
 worker thread against a ``PgConnection`` over one pooled connection, as ``BotStore`` runs it
 against its SQLite connection.
@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 from bot.store import sqlite_base as base
 from bot.store.core import StoreCore
 from bot.store.pg_conn import PgConnection
-from bot.store.pg_schema import BOT_LOCK, COMPONENT, MIGRATIONS
+from bot.store.pg_tables import BOT_LOCK, COMPONENT, MIGRATIONS
 from engine.host import PgDatabase
 
 __all__ = ["PgStoreBase"]

@@ -1,6 +1,6 @@
 """``PgBotStore``: the bot's own state in a PostgreSQL database, for several bot replicas at once.
 
-The same tables (``bot.store.pg_schema``) and the same operations as ``BotStore`` (the mixins of
+The same tables (``bot.store.pg_tables``) and the same operations as ``BotStore`` (the mixins of
 ``bot.store.bot_store``), over ``bot.store.pg_base`` instead of a SQLite file. Chosen by
 ``FLOWER_DATABASE_URL`` (``bot.store.factory.open_bot_store``).
 """

@@ -11,7 +11,7 @@ the bot read back from it, and when it reads next), ``usage``, ``limits`` and ``
 ``outbox_claims`` (``bot.store.leases``). A table added later is created by the same idempotent script when an older
 file is opened; the version moves only when a change is one an older bot cannot read.
 
-The same tables on PostgreSQL are ``bot.store.pg_schema``: a table or column added here is added
+The same tables on PostgreSQL are ``bot.store.pg_tables``: a table or column added here is added
 there too, as a new migration (a test compares the two).
 """
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from bot.render.texts import en, zh
+from bot.render.texts import english as en
+
+from bot.render.texts import chinese as zh
 from engine.lang import check_language
 
 __all__ = ["current", "use"]

@@ -9,7 +9,7 @@ code spans stand apart from Chinese characters by a space, since Slack only read
 from __future__ import annotations
 
 from bot.core.outside_text import Sentence
-from bot.render.texts.zh_forge import *  # noqa: F403 (the forge's sentences are this table's too)
+from bot.render.texts.chinese_forge import *  # noqa: F403 (the forge's sentences are this table's too)
 
 # -- Who and where, inside other sentences ---------------------------------------------------
 
@@ -212,7 +212,7 @@ POLICY_ADMINS_ONLY = "抱歉 {who}，只有管理员（FLOWER_ADMINS，或频道
 
 MORE_NOT_SHOWN = "_… 还有 {left:,} 个字符未显示。_"
 
-# -- Words the bot could not record: bot.db or the workspaces folder refused (bot.inbound.unrecorded) --
+# -- Words the bot could not record: bot.db or the workspaces folder refused (bot.inbound.gate) --
 
 CANNOT_TAKE = ":warning: 我现在接不了这条：{why}。它没有被记录；请过一分钟再试（机器人的日志里有详情）。"
 CANNOT_TAKE_WHY = {  # (where, fault) of bot.store.faults.StorageFault

@@ -13,7 +13,7 @@ each field, whoever calls it.
 from __future__ import annotations
 
 from bot.core.outside_text import Sentence
-from bot.render.texts.en_forge import *  # noqa: F403 (the forge's sentences are this table's too)
+from bot.render.texts.english_forge import *  # noqa: F403 (the forge's sentences are this table's too)
 
 # -- Who and where, inside other sentences ---------------------------------------------------
 
@@ -228,7 +228,7 @@ POLICY_ADMINS_ONLY = "Sorry {who}, only admins (FLOWER_ADMINS, or the channel's 
 
 MORE_NOT_SHOWN = "_… {left:,} more characters not shown._"
 
-# -- Words the bot could not record: bot.db or the workspaces folder refused (bot.inbound.unrecorded) --
+# -- Words the bot could not record: bot.db or the workspaces folder refused (bot.inbound.gate) --
 
 CANNOT_TAKE = (":warning: I can't take this right now: {why}. Nothing of it was recorded; try again in a "
                "minute (the bot's log says more).")

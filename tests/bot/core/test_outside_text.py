@@ -13,7 +13,7 @@ from slack_sdk.web.async_slack_response import AsyncSlackResponse
 from bot.core.outside_text import Sentence, mask_credentials, outside
 from bot.errors import ConfigError, RepoError, SlackAuthError
 from bot.inbound.app import describe
-from bot.inbound.malformed import problem
+from bot.inbound.socket import problem
 from bot.outbound.api_errors import classify, error_code
 from bot.render import texts
 from bot.repos.bindings import Bindings

@@ -14,7 +14,7 @@ from typing import Any, Literal
 import pytest
 
 from bot.store.bot_store import BotStore
-from bot.store.pg_schema import BOT_LOCK
+from bot.store.pg_tables import BOT_LOCK
 from bot.store.pg_store import PgBotStore
 
 __all__ = ["Backend", "Clock", "Locker", "sqlite_only"]

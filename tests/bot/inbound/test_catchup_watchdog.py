@@ -2,7 +2,7 @@
 
 Replies posted while the bot was stopped are read back at start (``bot.inbound.catchup``) and acted on
 once; a Socket Mode connection that goes quiet, is told to go, or is cut is replaced
-(``bot.inbound.watchdog`` and slack_sdk), and the next event still starts a run.
+(``bot.inbound.socket`` and slack_sdk), and the next event still starts a run.
 """
 
 from __future__ import annotations

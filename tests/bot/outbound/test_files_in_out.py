@@ -19,7 +19,7 @@ from bot.outbound.files_in import MAX_FILES, MAX_LINES, refusal_text, take_files
 from bot.outbound.files_out import MAX_UPLOADS, skipped_text, upload_outbox
 from bot.outbound.outbox import PART_LIMIT
 from bot.render import texts
-from bot.render.texts import en
+from bot.render.texts import english as en
 from bot.settings.config import Config, load_config
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + bytes(range(64))

@@ -1,4 +1,4 @@
-"""The bot's Slack sentences in two tables (``bot.render.texts.en`` / ``.zh``): the same names, shapes
+"""The bot's Slack sentences in two tables (``bot.render.texts.english`` / ``.zh``): the same names, shapes
 and fields, and ``texts.NAME`` reading the table in effect at the moment it is said."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import pytest
 
 from bot.core.outside_text import Sentence
 from bot.render import failures, feedback, messages, plan, pull_request, texts
-from bot.render.texts import en, zh
+from bot.render.texts import english as en
+from bot.render.texts import chinese as zh
 from engine.authoring import CheckState, FlowFailure
 
 

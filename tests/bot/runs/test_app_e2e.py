@@ -14,6 +14,7 @@ import pytest_asyncio
 from bot.core.thread import ThreadKey, run_dir
 from bot.main import start_bot
 from bot.runs.request import ASK_FILE
+from bot.runs.start import Start
 from bot.settings.config import load_config
 from engine._flow.starter import starter_paths
 from engine._lang import en, zh
@@ -361,7 +362,8 @@ async def test_two_starts_for_one_thread_at_once_make_one_run(make_bot, slack_en
     brief_only(fake_model)
     event = slack.mention(CHANNEL, "写个 hello.txt")  # in the channel, not delivered: the starts come from here
     key = ThreadKey("T0001", CHANNEL, event["ts"])
-    started = await asyncio.gather(bot.jobs.start(key, "写个 hello.txt"), bot.jobs.start(key, "写个 bye.txt"))
+    started = await asyncio.gather(bot.jobs.start(key, Start.request("写个 hello.txt")),
+                                   bot.jobs.start(key, Start.request("写个 bye.txt")))
     assert sorted(started) == [False, True]
     await posted(slack, event["ts"], "Done")
     await asyncio.sleep(0.5)

@@ -16,7 +16,7 @@ import pytest
 
 from bot.core.thread import ThreadKey, run_dir
 from bot.render.limit_notices import GO_ON_ACTION
-from bot.runs.spend import installation_admins, limit_admins
+from bot.runs.spend_book import installation_admins, limit_admins
 from bot.settings.config import load_config
 from bot.settings.limits import INSTALLATION, lowers
 from engine._lang import zh

@@ -21,7 +21,7 @@ import pytest
 
 from bot.core.thread import ThreadKey
 from bot.errors import StoreVanished
-from bot.inbound.unrecorded import cannot_take
+from bot.inbound.gate import cannot_take
 from bot.store.bot_store import BotStore, StoreError
 from bot.store.faults import StorageFault, diagnose
 from tests.bot.helpers.app import CHANNEL, CLARIFY_ONLY, asked_thread, brief_only, posted

@@ -76,6 +76,28 @@ async def test_both_backends_answer_the_same_looks(kind: str, tmp_path: Path, re
     assert answers == (True, False, False, 2130, None)
 
 
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+async def test_a_session_of_bookkeeping_lines_only_is_not_there_to_resume(
+        kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    # Claude Code 2.1.337 mirrors an api-request-route line when a session starts, before the prompt:
+    # a run killed then leaves a transcript the CLI finds no conversation in ("No conversation found
+    # with session ID" on --resume), so the lineage must start that step afresh instead.
+    url = request.getfixturevalue("postgres_url") if kind == "postgres" else None
+    ws = folder(tmp_path, "ws")
+    archive = session_archive(tmp_path / "runs", ws, url)
+    store = archive.store(*LAYERS)
+    key: Any = {"project_key": project_key_for_directory(archive.workspace), "session_id": "early"}
+    try:
+        await store.append(key, [{"type": "api-request-route", "provider": "customEndpoint", "credential": "key",
+                                  "sessionId": "early"}])
+        assert await asyncio.to_thread(archive.has_session, "early") is False
+        await store.append(key, [{"type": "queue-operation", "operation": "enqueue", "content": "go"},
+                                 {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "go"}}])
+        assert await asyncio.to_thread(archive.has_session, "early") is True  # the prompt: resumable
+    finally:
+        store.close()
+
+
 async def test_a_look_creates_nothing(tmp_path: Path, postgres_url: str, postgres_server: PostgresServer) -> None:
     ws = folder(tmp_path, "ws")
     for url in (None, postgres_url):
