@@ -142,7 +142,7 @@ class Runtime:
 
     def has_session(self, session_id: str) -> bool:
         """Whether ``session_id``'s transcript is in this runtime's archive (``sessions.db``, or
-        the database under this workspace's project key)."""
+        the database under this workspace's project key) with a message in it, so it can be resumed."""
         return self.archive.has_session(session_id)
 
     @property

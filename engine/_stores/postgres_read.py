@@ -15,18 +15,23 @@ import json
 from typing import Any
 
 from engine._stores.pg_pool import PgDatabase
-from engine._stores.sqlite_read import entry_context_tokens
+from engine._stores.sqlite_read import CONVERSATION_TYPES, entry_context_tokens
 
 __all__ = ["last_context_tokens", "session_exists"]
 
 _MAIN = "SELECT id FROM session_meta WHERE project_key = $1 AND session_id = $2 AND subpath = ''"
 
 
+# A main transcript with a message in it (``sqlite_read.CONVERSATION_TYPES``): what the CLI can resume.
+_RESUMABLE = (f"SELECT 1 FROM session_entries WHERE key_id = ({_MAIN}) "
+              "AND (data::json ->> 'type') = ANY($3::text[]) LIMIT 1")
+
+
 async def _exists(conn: Any, project_key: str, session_id: str) -> bool:
     import asyncpg
 
     try:
-        return await conn.fetchval(_MAIN, project_key, session_id) is not None
+        return await conn.fetchval(_RESUMABLE, project_key, session_id, list(CONVERSATION_TYPES)) is not None
     except asyncpg.UndefinedTableError:
         return False  # never migrated: no sessions yet
 
@@ -56,7 +61,8 @@ class _Reader(PgDatabase):
 
 
 def session_exists(url: str, project_key: str, session_id: str) -> bool:
-    """True if the database at ``url`` holds a main transcript of ``session_id`` under ``project_key``.
+    """True if the database at ``url`` holds a main transcript of ``session_id`` under ``project_key``
+    that can be resumed: one with a message in it, not bookkeeping lines only (``sqlite_read``).
 
     False when the session store's tables do not exist yet (nothing is created). Raises
     ``StoreError`` when the database cannot be reached, naming it (password left out) and the fix.

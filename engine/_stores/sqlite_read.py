@@ -56,17 +56,30 @@ def _query(path: Path, mode: str, fn: Callable[[sqlite3.Connection], T]) -> T:
         conn.close()
 
 
+# A transcript the CLI can resume holds a message; its bookkeeping lines alone are no conversation.
+# Claude Code 2.1.337 writes (and mirrors) an ``api-request-route`` line when a session starts, before
+# the prompt: a session killed before the prompt's batch was stored holds only that line, and
+# ``--resume`` of it fails on every try with "No conversation found with session ID" (the CLI's
+# loader returns nothing for a transcript without messages). 2.1.332 stored nothing by then.
+CONVERSATION_TYPES = ("user", "assistant")
+
+_RESUMABLE = (
+    "SELECT 1 FROM meta m WHERE m.session_id = ? AND m.subpath = '' AND EXISTS (SELECT 1 FROM entries e "
+    f"WHERE e.key_id = m.id AND json_extract(e.data, '$.type') IN ({', '.join('?' * len(CONVERSATION_TYPES))}))"
+    " LIMIT 1"
+)
+
+
 def session_exists(db_path: str | Path, session_id: str) -> bool:
-    """True if ``db_path`` holds a main transcript of ``session_id`` (under any project key).
+    """True if ``db_path`` holds a main transcript of ``session_id`` (under any project key) that
+    can be resumed: one with a message in it (``CONVERSATION_TYPES``), not bookkeeping lines only.
 
     False when the file does not exist (it is not created). Raises ``StoreError`` if the file is
     not a SQLite database.
     """
     row = _read(
         db_path,
-        lambda conn: conn.execute(
-            "SELECT 1 FROM meta WHERE session_id = ? AND subpath = '' LIMIT 1", (session_id,)
-        ).fetchone(),
+        lambda conn: conn.execute(_RESUMABLE, (session_id, *CONVERSATION_TYPES)).fetchone(),
         None,
     )
     return row is not None
