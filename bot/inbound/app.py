@@ -35,7 +35,7 @@ from bot.inbound.intake import Intake
 from bot.inbound.socket import problem
 from bot.render import messages as render
 from bot.render import repo as render_repo
-from bot.render.feedback import FEEDBACK_ACTION
+from bot.render.controls import FEEDBACK_ACTION
 from bot.render.home_view import HOME_STOP_ACTION
 from bot.render.limit_notices import GO_ON_ACTION
 from bot.render.pr_feedback import PR_WORK_ACTION

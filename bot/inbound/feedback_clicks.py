@@ -19,7 +19,7 @@ from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.outbound.outbox import ephemeral
-from bot.render import feedback as render
+from bot.render import controls as render
 from bot.render import texts
 from bot.store.bot_store import BotStore, StoreError
 

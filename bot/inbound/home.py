@@ -20,7 +20,7 @@ from bot.inbound.intake import Intake
 from bot.outbound.outbox import SLACK_FAILED, permalink
 from bot.render import controls
 from bot.render.home_view import HomeRun, home_view
-from bot.runs.request import SavedRequest
+from bot.runs.start import SavedRequest
 from bot.settings.config import Config
 from bot.settings.limits import month_start
 from bot.store.bot_store import BotStore

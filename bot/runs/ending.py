@@ -24,15 +24,15 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.core.thread import ThreadKey, ThreadState, folder_name, notice_key
 from bot.errors import RepoError
 from bot.ops.metrics import Metrics
-from bot.outbound.agent_sessions import AgentSessions
+from bot.outbound.agent_surfaces import AgentSessions
 from bot.outbound.outbox import Outbox, permalink
 from bot.render import controls, texts
 from bot.render import deadline as render_deadline
 from bot.render import messages as render
 from bot.render import pull_request as pr_text
 from bot.render import repo as render_repo
+from bot.render.controls import with_feedback
 from bot.render.failures import failure_reason
-from bot.render.feedback import with_feedback
 from bot.render.limit_notices import limit_reached
 from bot.repos.bindings import Binding
 from bot.repos.git import remotes

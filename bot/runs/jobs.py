@@ -23,8 +23,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.core.thread import ACTIVE_STATES, ThreadKey, ensure_workspace, folder_name, notice_key, run_dir
 from bot.errors import RunFilesRefused
 from bot.ops.metrics import Metrics
-from bot.outbound.agent_sessions import AgentSessions
-from bot.outbound.assistant import AssistantStatus
+from bot.outbound.agent_surfaces import AgentSessions, AssistantStatus
 from bot.outbound.outbox import Outbox
 from bot.render import texts
 from bot.render.failures import refusal_reason
@@ -32,14 +31,12 @@ from bot.repos.thread_worktree import mark_fresh
 from bot.runs import tally
 from bot.runs.ending import Ending, Failed, Outcome, Parked, ShutDown, Stopped
 from bot.runs.pull_requests import PullRequests
-from bot.runs.question_posts import QuestionPosts
 from bot.runs.refused import in_the_workbench, refusing
-from bot.runs.request import SavedRequest
 from bot.runs.run import BotOptions, Services, ThreadRun, thread_run
 from bot.runs.spend_book import SpendBook
-from bot.runs.start import Start
+from bot.runs.start import SavedRequest, Start
 from bot.runs.start_gate import StartGate
-from bot.runs.transport import Answers
+from bot.runs.transport import Answers, QuestionPosts
 from bot.settings.config import Config
 from bot.store.bot_store import BotStore, Thread
 from engine import FileWorkOverran, FlowerError, Image

@@ -1,7 +1,7 @@
 """One start of a thread's run, from its request to its conclusion: ``ThreadRun`` owns it all.
 
 Built once per start by ``bot.runs.jobs`` (which only schedules), it holds the thread's one
-engine ``StarterRun``, the wake state read once, the saved request (``bot.runs.request``) and
+engine ``StarterRun``, the wake state read once, the saved request (``bot.runs.start``) and
 the run's state (stopping, parked, abandoned); ``/new`` archived the last run before it
 (``Jobs.archive``), so the first reply can say so. Its events reach one list of subscribers: the status message
 (``bot.runs.status_feed``) and Slack's agent surfaces (``bot.runs.surfaces``). Every run ends in
@@ -23,8 +23,7 @@ from bot.core.thread import ThreadKey, folder_name, notice_key, run_dir
 from bot.errors import RepoError
 from bot.forge.client import Retry
 from bot.ops.metrics import Metrics
-from bot.outbound.agent_sessions import AgentSessions
-from bot.outbound.assistant import AssistantStatus
+from bot.outbound.agent_surfaces import AgentSessions, AssistantStatus
 from bot.outbound.outbox import Outbox
 from bot.render import messages as render
 from bot.render import notices
@@ -35,14 +34,12 @@ from bot.runs import tally
 from bot.runs.ending import Failed, Finished, Limited, Nothing, Outcome, Parked, ShutDown, Stopped, elapsed, spent
 from bot.runs.events_view import RunStatus
 from bot.runs.pull_requests import PullRequests
-from bot.runs.question_posts import QuestionPosts
-from bot.runs.request import SavedRequest
 from bot.runs.spend_book import RunSpend, SpendBook
-from bot.runs.start import Start
+from bot.runs.start import SavedRequest, Start
 from bot.runs.start_gate import START_AT_ONCE
 from bot.runs.status_feed import StatusFeed
 from bot.runs.surfaces import Surfaces
-from bot.runs.transport import Answers, SlackTransport
+from bot.runs.transport import Answers, QuestionPosts, SlackTransport
 from bot.settings.agent_env import with_thread_attributes
 from bot.settings.config import Config
 from bot.settings.policy import ChannelPolicy

@@ -1,7 +1,7 @@
 """Slack's agent surfaces for one run: the goal's checklist (``bot.runs.plan_feed``), the
-thread's agent session (``bot.outbound.agent_sessions``: processing while a step works, suspended
+thread's agent session (``bot.outbound.agent_surfaces``: processing while a step works, suspended
 while a question waits) or, where Slack has no sessions, the "is working on …" status line
-(``bot.outbound.assistant``), fed the run's events in order. How the run ended moves the session on
+(``bot.outbound.agent_surfaces``), fed the run's events in order. How the run ended moves the session on
 (``bot.runs.ending``).
 
 They follow the events in a task of their own, beside the status feed, so a slow post of the
@@ -22,8 +22,7 @@ from pathlib import Path
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core.thread import ThreadKey, folder_name
-from bot.outbound.agent_sessions import AgentSessions
-from bot.outbound.assistant import AssistantStatus
+from bot.outbound.agent_surfaces import AgentSessions, AssistantStatus
 from bot.outbound.outbox import Outbox
 from bot.render import texts
 from bot.render.messages import doing_words

@@ -16,12 +16,11 @@ from bot.store.housekeeping import HousekeepingMixin
 from bot.store.leases import LeasesMixin
 from bot.store.ledger_rows import AuditRow, LedgerMixin, UsageRow
 from bot.store.pr_rows import PullRequestRow, PullRequestsMixin
-from bot.store.questions import QuestionRef, QuestionsMixin
-from bot.store.queues import QueuesMixin
-from bot.store.rows import InboxItem, OutboxItem, Question, Thread
+from bot.store.questions import Question, QuestionRef, QuestionsMixin
+from bot.store.queues import InboxItem, OutboxItem, QueuesMixin
 from bot.store.sqlite_base import StoreBase
 from bot.store.surface_rows import Feedback, SurfacesMixin
-from bot.store.threads import ThreadsMixin
+from bot.store.threads import Thread, ThreadsMixin
 from engine import StoreError
 
 __all__ = [

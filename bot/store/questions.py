@@ -9,14 +9,59 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Union
+from dataclasses import dataclass
+from typing import Any, Union
 
 from bot.core.thread import ThreadKey
 from bot.store.core import Conn, StoreCore
-from bot.store.rows import Question
 from engine import StoreError
 
 __all__ = ["QuestionRef", "QuestionsMixin"]
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question asked in a thread, with its answer once given and whether the run took it.
+
+    ``answer`` None: not answered yet. ``consumed_at`` set: the run has taken the outcome (the
+    answer, or a timeout), and the question is closed to further answers.
+    """
+
+    id: int
+    thread: ThreadKey
+    question_key: str
+    text: str
+    options: tuple[str, ...]
+    message_ts: str | None
+    asked_by: str
+    default: str | None
+    deadline: float | None
+    asked_at: float
+    answer: str | None
+    answered_by: str | None
+    answered_at: float | None
+    consumed_at: float | None
+
+    COLUMNS = (
+        "id, team, channel, thread_ts, question_key, text, options, message_ts, asked_by, "
+        "default_answer, deadline, asked_at, answer, answered_by, answered_at, consumed_at"
+    )
+
+    @property
+    def answered(self) -> bool:
+        """True once somebody answered (by button or reply)."""
+        return self.answer is not None
+
+    @property
+    def open(self) -> bool:
+        """True while an answer can still be given: not answered and not closed by the run."""
+        return self.answer is None and self.consumed_at is None
+
+    @classmethod
+    def from_row(cls, row: tuple[Any, ...]) -> Question:
+        """Build from a row selected with ``COLUMNS``."""
+        return cls(row[0], ThreadKey(*row[1:4]), row[4], row[5], tuple(json.loads(row[6])), *row[7:])
+
 
 # A question by id, or by (thread, question_key): the newest question with that key in the thread.
 QuestionRef = Union[int, tuple[ThreadKey, str]]

@@ -4,14 +4,56 @@ to a running thread that the run has not taken yet)."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from bot.core.thread import ThreadKey
 from bot.store.core import Conn, StoreCore
-from bot.store.rows import InboxItem, OutboxItem
 from engine import StoreError
 
 __all__ = ["QueuesMixin"]
+
+
+OutboxState = Literal["pending", "sent", "failed"]
+
+
+@dataclass(frozen=True)
+class OutboxItem:
+    """A notice waiting to be posted (``pending``), posted (``sent``) or given up on (``failed``)."""
+
+    id: int
+    thread: ThreadKey
+    kind: str
+    dedupe_key: str
+    payload: dict[str, Any]
+    created_at: float
+    state: OutboxState
+    attempts: int
+    error: str | None
+    retry_at: float | None
+    sent_ts: str | None
+
+    COLUMNS = (
+        "id, team, channel, thread_ts, kind, dedupe_key, payload, created_at, state, attempts, error, "
+        "retry_at, sent_ts"
+    )
+
+    @classmethod
+    def from_row(cls, row: tuple[Any, ...]) -> OutboxItem:
+        """Build from a row selected with ``COLUMNS``."""
+        return cls(row[0], ThreadKey(*row[1:4]), row[4], row[5], json.loads(row[6]), *row[7:])
+
+
+@dataclass(frozen=True)
+class InboxItem:
+    """Words a person said in a thread while its run was busy: text, who, and the message ts."""
+
+    id: int
+    text: str
+    by: str
+    ts: str
+    at: float
+
 
 _THREAD = "team = ? AND channel = ? AND thread_ts = ?"
 

@@ -8,14 +8,37 @@ message.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from bot.core.thread import ACTIVE_STATES, THREAD_STATES, ThreadKey, ThreadState
 from bot.store.core import Conn, StoreCore
-from bot.store.rows import Thread
 from engine import StoreError
 
 __all__ = ["ThreadsMixin"]
+
+
+@dataclass(frozen=True)
+class Thread:
+    """One Slack thread and its workspace. ``last_seen_ts``: newest message ts seen in it."""
+
+    key: ThreadKey
+    workspace: str
+    state: ThreadState
+    last_seen_ts: str | None
+    status_ts: str | None
+    created_by: str
+    created_at: float
+    updated_at: float
+
+    COLUMNS = "team, channel, thread_ts, workspace, state, last_seen_ts, status_ts, created_by, created_at, updated_at"
+
+    @classmethod
+    def from_row(cls, row: tuple[Any, ...]) -> Thread:
+        """Build from a row selected with ``COLUMNS``."""
+        return cls(ThreadKey(*row[:3]), *row[3:])
+
 
 _THREAD = "team = ? AND channel = ? AND thread_ts = ?"
 # Ties in created_at (one clock tick) go by the primary key: the same order on both databases.

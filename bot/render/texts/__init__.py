@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from bot.render.texts import english as en
-
 from bot.render.texts import chinese as zh
+from bot.render.texts import english as en
 from engine.lang import check_language
 
 __all__ = ["current", "use"]

@@ -244,7 +244,7 @@ PLAN_CHECK = "检查项 {n}"
 PLAN_STATE = {"pending": "尚未评判", "passed": "通过", "failing": "未通过", "unverifiable": "这里无法验证"}
 PLAN_STOPPED = "评判前已停止"
 
-# -- Feedback buttons under the final message (bot.render.feedback) --------------------------
+# -- Feedback buttons under the final message (bot.render.controls) --------------------------
 
 FEEDBACK_LABEL = {"positive": "👍", "negative": "👎"}
 FEEDBACK_SAY = {"positive": "结果不错", "negative": "结果不好"}

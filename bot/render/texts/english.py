@@ -262,7 +262,7 @@ PLAN_STATE = {"pending": "Not judged yet", "passed": "Passed", "failing": "Faili
               "unverifiable": "Cannot be verified here"}
 PLAN_STOPPED = "Stopped before it was judged"  # a pending check of a run that was stopped
 
-# -- Feedback buttons under the final message (bot.render.feedback) --------------------------
+# -- Feedback buttons under the final message (bot.render.controls) --------------------------
 
 FEEDBACK_LABEL = {"positive": "👍", "negative": "👎"}
 FEEDBACK_SAY = {"positive": "Good result", "negative": "Bad result"}  # what a screen reader says

@@ -14,8 +14,8 @@ from typing import Any, Literal
 import pytest
 
 from bot.store.bot_store import BotStore
-from bot.store.pg_tables import BOT_LOCK
 from bot.store.pg_store import PgBotStore
+from bot.store.pg_tables import BOT_LOCK
 
 __all__ = ["Backend", "Clock", "Locker", "sqlite_only"]
 

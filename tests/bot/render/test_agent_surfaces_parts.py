@@ -12,9 +12,9 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core.thread import ThreadKey
-from bot.outbound.assistant import AssistantStatus
+from bot.outbound.agent_surfaces import AssistantStatus
 from bot.outbound.outbox import Outbox
-from bot.render.feedback import feedback_block
+from bot.render.controls import feedback_block
 from bot.render.plan import plan_message
 from bot.runs.plan_feed import PlanFeed
 from bot.store.bot_store import BotStore
@@ -128,5 +128,5 @@ async def test_the_fake_takes_the_bots_own_agent_blocks(fake_slack):
 def test_the_manifest_scope_covers_set_status():
     manifest = yaml.safe_load((Path(__file__).resolve().parents[3] / "manifest.yml").read_text(encoding="utf-8"))
     assert "chat:write" in manifest["oauth_config"]["scopes"]["bot"]  # Slack takes chat:write for setStatus
-    source = (Path(__file__).resolve().parents[3] / "bot" / "outbound" / "assistant.py").read_text(encoding="utf-8")
+    source = (Path(__file__).resolve().parents[3] / "bot" / "outbound" / "agent_surfaces.py").read_text(encoding="utf-8")
     assert ".assistant_threads_setStatus(" in source

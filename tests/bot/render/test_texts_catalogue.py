@@ -9,9 +9,9 @@ import string
 import pytest
 
 from bot.core.outside_text import Sentence
-from bot.render import failures, feedback, messages, plan, pull_request, texts
-from bot.render.texts import english as en
+from bot.render import controls, failures, messages, plan, pull_request, texts
 from bot.render.texts import chinese as zh
+from bot.render.texts import english as en
 from engine.authoring import CheckState, FlowFailure
 
 
@@ -92,7 +92,7 @@ def test_what_the_renderers_say_follows_the_table_in_effect_not_the_one_at_impor
     def said() -> str:
         return "\n".join([
             str(messages.closed_question_message("q")), str(plan.plan_message(checks, stopped=True)),
-            feedback.thanks("positive", changed=False), str(feedback.feedback_block(("T", "C", "1.0"))),
+            controls.thanks("positive", changed=False), str(controls.feedback_block(("T", "C", "1.0"))),
             pull_request.body(report, thread_link="", branch="b"), failures.failure_reason(cause),
             messages.started_message()["text"],
         ])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest_asyncio
 
 from bot.core.thread import ThreadKey
-from bot.render.feedback import FEEDBACK_ACTION
+from bot.render.controls import FEEDBACK_ACTION
 from bot.render.texts import DOING, STATUS_LINE
 from bot.runs.plan_feed import goal_digest
 from engine import Goal

@@ -13,8 +13,7 @@ import pytest_asyncio
 
 from bot.core.thread import ThreadKey, run_dir
 from bot.main import start_bot
-from bot.runs.request import ASK_FILE
-from bot.runs.start import Start
+from bot.runs.start import ASK_FILE, Start
 from bot.settings.config import load_config
 from engine._flow.starter import starter_paths
 from engine._lang import en, zh

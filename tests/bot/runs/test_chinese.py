@@ -9,9 +9,8 @@ import re
 import string
 from typing import Any
 
-from bot.render.texts import english as en
-
 from bot.render.texts import chinese as zh
+from bot.render.texts import english as en
 from engine.authoring import starter_paths
 from engine.lang import speaking
 from engine.testing import prompt_contains, text

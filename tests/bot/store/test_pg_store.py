@@ -21,8 +21,8 @@ from bot.store.factory import open_bot_store
 from bot.store.faults import diagnose
 from bot.store.housekeeping import RETENTION_S, Housekeeper
 from bot.store.pg_conn import to_dollars
-from bot.store.pg_tables import COMPONENT, MIGRATIONS
 from bot.store.pg_store import PgBotStore
+from bot.store.pg_tables import COMPONENT, MIGRATIONS
 from bot.store.schema import SCHEMA
 from engine.testing.postgres import PostgresServer
 from tests.bot.helpers.store import Clock, Locker
