@@ -13,7 +13,7 @@ from engine import Resilience, StarterRun
 from engine.testing import hold, prompt_contains, text, tool_use
 from engine.testing.roles import CLARIFIER, COORDINATOR, JUDGE
 
-from images_kit import any_image, image_blocks, labelled, shared_png  # tests/engine/images_kit.py
+from tests.helpers.images_kit import any_image, image_blocks, labelled, shared_png
 
 BRIEF = ("## Goal\nFix the layout shown in the screenshot\n## Acceptance criteria\nThe button fits\n"
          "## Bounds\nOnly the CSS\n## Unknowns and assumptions\nnone")

@@ -14,7 +14,7 @@ from engine.lang import speaking
 from engine.authoring import TrimPolicy
 from engine.testing import hold, overloaded, prompt_contains, text, tool_use
 
-from images_kit import any_image, image_blocks, labelled, shared_png  # tests/engine/images_kit.py
+from tests.helpers.images_kit import any_image, image_blocks, labelled, shared_png
 
 FAST = Resilience(base_delay=0.01, max_delay=0.05, probe_interval=0.05, probe_timeout=0.5)
 looker = AgentSpec(name="looker", instructions="Say what the picture shows.", allowed_tools=["Read"],

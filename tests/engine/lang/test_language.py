@@ -22,7 +22,7 @@ from engine.lang import (
 )
 from engine._lang import en, step_names, words, zh
 
-from lang_render import rendered  # tests/engine/lang_render.py (pytest puts this folder on the path)
+from tests.helpers.lang_render import rendered
 
 DATA = Path(__file__).parent / "data"
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")

@@ -1,5 +1,5 @@
 """What the engine renders for the models and the workbench in one language, as name -> text: the
-zh snapshot (``data/zh_rendered.json``, taken before the English texts existed) is compared to it."""
+zh snapshot (``tests/engine/lang/data/zh_rendered.json``, taken before the English texts existed) is compared to it."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ENGINE = ROOT / "engine"
 FACES = ("engine", "engine.events", "engine.lang", "engine.host", "engine.authoring")
 CLI = "engine._cli"
