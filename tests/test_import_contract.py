@@ -230,6 +230,12 @@ def test_no_two_modules_share_a_file_name():
     assert wrong == [], "\n".join(wrong)
 
 
+def test_the_bots_root_holds_at_most_four_modules():
+    """Everything else lives in the package of its layer: a newcomer reads the layers off the folders."""
+    root = sorted(p.name for p in (ROOT / "bot").glob("*.py"))
+    assert len(root) <= 4, f"bot/ holds {len(root)} modules ({', '.join(root)}); move the new one into its layer's package"
+
+
 def _package(name: str) -> str:
     """The package a module counts in for package cycles: ``bot.runs.jobs`` -> ``bot.runs``; a
     module at a package's top (``bot.main``, ``engine._tree``) is its own node."""
