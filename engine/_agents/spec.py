@@ -15,7 +15,7 @@ from typing import Any, Literal
 from claude_agent_sdk import ClaudeAgentOptions
 from claude_agent_sdk.types import SessionStore
 
-# The repository's plugin/ folder: two levels above this file (engine/_agents/spec.py). A pip install may
+# The repository's plugin/ folder, beside engine/ (parents[2] of this file). A pip install may
 # not ship it, so build_options checks is_dir() before using it.
 PLUGIN_DIR = Path(__file__).resolve().parents[2] / "plugin"
 # The largest line the SDK reads from the CLI. Its default (1 MiB) is less than one transcript
