@@ -45,11 +45,15 @@ class Terminal:
                 self.out += chunk.decode("utf-8", "replace")
                 self._changed.notify_all()
 
-    def expect(self, needle: str, timeout: float = 180) -> None:
+    def expect(self, needle: str, timeout: float = 180, *, after: str = "") -> None:
+        """Wait until ``needle`` is in the output (past the first ``after``, when given)."""
+        def seen() -> bool:
+            start = self.out.find(after) if after else 0
+            return start >= 0 and needle in self.out[start + len(after):]
+
         with self._changed:
-            ok = self._changed.wait_for(lambda: needle in self.out or self.proc.poll() is not None,
-                                        timeout)
-        assert ok and needle in self.out, f"{needle!r} never appeared; output:\n{self.out[-3000:]}"
+            ok = self._changed.wait_for(lambda: seen() or self.proc.poll() is not None, timeout)
+        assert ok and seen(), f"{needle!r} never appeared; output:\n{self.out[-3000:]}"
 
     def type(self, keys: str) -> None:
         os.write(self.master, keys.encode())
