@@ -7,5 +7,5 @@ banners and one line per event, ``progress`` the live line while a step runs, on
 a Ctrl-C go, and ``cli_failure`` why a run ended without its goal and what to do next. It is a
 second front end beside the Slack bot and, like it, imports only the engine's public faces
 (``engine``, ``engine.events``, ``engine.lang``, ``engine.host``, ``engine.authoring``) besides its
-own modules (tests/engine/cli/test_cli_front_end.py holds it); nothing here is public.
+own modules (tests/test_import_contract.py holds it); nothing here is public.
 """

@@ -26,8 +26,10 @@ import bot
 BOT_ROOT = str(Path(bot.__file__).parent) + "/"
 TESTING = BOT_ROOT + "testing/"
 _MARK: contextvars.ContextVar[str | None] = contextvars.ContextVar("reach_mark", default=None)
-_BACKGROUND_FILES = ("inbound/socket.py:_watch", "runs/pr_watch.py", "inbound/catchup.py", "store/replicas.py",
-                     "store/housekeeping.py")
+# The loops that run anyway, by the file their task starts in (and its function, where that file
+# serves the event too): what they do, and what they start, is never counted.
+_BACKGROUND = {"inbound/socket.py": "_watch", "runs/pr_watch.py": None, "inbound/catchup.py": None,
+               "store/replicas.py": None, "store/housekeeping.py": None}
 
 
 def _mark_of(coro) -> str | None:
@@ -38,7 +40,7 @@ def _mark_of(coro) -> str | None:
     where = code.co_filename[len(BOT_ROOT):]
     if where == "runs/jobs.py" and code.co_name == "_run":
         return "run"
-    if any(where == f.split(":")[0] and (":" not in f or code.co_name == f.split(":")[1]) for f in _BACKGROUND_FILES):
+    if where in _BACKGROUND and _BACKGROUND[where] in (None, code.co_name):
         return "background"
     return None
 
